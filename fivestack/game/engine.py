@@ -1,0 +1,199 @@
+"""``GameBatch``: N games advanced together by the Numba kernels, with a plain Python face.
+
+The engine speaks in *unit indices*; what an agent sees (unit slots, masks, fog) is the env's business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fivestack.game import geometry, kernels
+from fivestack.game.layout import (
+    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, FRAMES_PER_SECOND, FRAMES_PER_STEP,
+    G_DONE, G_FRAME, G_WINNER, HP_HISTORY_LEN, MAX_PROJECTILES, MAX_UNITS, MODE_1V1_MID, MODE_5V5, N_ACTION_FIELDS,
+    N_DELAY, N_EVENTS, N_GI, N_HEROES, N_HF, N_HI, N_IT, N_ITEM_SLOTS, N_OFFSET, N_PJ, N_PRIMARY, N_UF, N_UI,
+    STASH,
+)
+from fivestack.game.patch import PATCH_VERSION, RULE_FIELDS, Patch
+
+MODES = {"5v5": MODE_5V5, "1v1": MODE_1V1_MID}
+
+
+@dataclass
+class GameConfig:
+    """What game to play. The defaults are the standard 5v5 game."""
+
+    mode: str = "5v5"  # "5v5" or "1v1" (mid lane, first to two kills or the first tower)
+    max_seconds: float = 3600.0  # time limit: the game is *truncated* (not terminated) when it is reached
+    training: bool = False  # randomise scripted item and skill builds around the fixed ones
+    radiant: tuple[str, ...] = ()  # hero names; empty = the patch's heroes in order
+    dire: tuple[str, ...] = ()
+    patch: str = PATCH_VERSION
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"game mode {self.mode!r} is unknown; use one of {sorted(MODES)}")
+        if not self.max_seconds > 0:
+            raise ValueError(f"max_seconds must be positive, got {self.max_seconds}")
+        if self.patch != PATCH_VERSION:
+            raise ValueError(f"patch {self.patch!r} is not available; this build has patch {PATCH_VERSION!r}")
+
+
+def xp_table() -> np.ndarray:
+    """xp_table[L] = total experience needed to pass level L (index 0 unused)."""
+    per_level = np.array([0.0] + [200.0 + 100.0 * (lvl - 1) for lvl in range(1, 26)])
+    return np.cumsum(per_level)
+
+
+@dataclass
+class Data:
+    """Read-only arrays the kernels take (the tuple order is the kernels' D[i])."""
+
+    patch: Patch = field(default_factory=Patch)
+
+    def as_tuple(self) -> tuple:
+        p = self.patch
+        g = geometry
+        return (
+            p.hero_table, p.ability_table, p.item_table, p.creep_table, p.rule_vector, p.skill_builds,
+            p.item_builds, g.LANES, g.build_walk_grid(), g.BUILDING_POS, g.BUILDING_KIND, g.BUILDING_SUBTYPE,
+            g.BUILDING_LANE, g.BUILDING_ROW, g.BUILDING_PROTECTORS, g.BUILDING_NEEDED, g.CAMPS, g.BIG_NEUTRAL,
+            g.RUNE_SPOTS, g.FOUNTAIN, g.ANCIENT, xp_table(),
+        )
+
+
+def _check_rule_columns() -> None:
+    expected = ("wave_interval", "passive_gold", "courier_respawn")
+    cols = (kernels.R_WAVE, kernels.R_PASSIVE_GOLD, kernels.R_COURIER_RESPAWN)
+    for name, col in zip(expected, cols):
+        assert RULE_FIELDS[col] == name, f"kernel rule column for {name} is out of date"
+
+
+_check_rule_columns()
+
+
+def new_state(n_games: int, build_width: int) -> tuple:
+    """Zeroed state arrays (the tuple order is the kernels' S[i])."""
+    return (
+        np.zeros((n_games, MAX_UNITS, N_UF), np.float32),  # 0 uf
+        np.zeros((n_games, MAX_UNITS, N_UI), np.int32),  # 1 ui
+        np.zeros((n_games, N_HEROES, N_HF), np.float64),  # 2 hf
+        np.zeros((n_games, N_HEROES, N_HI), np.int32),  # 3 hi
+        np.full((n_games, N_HEROES, N_ITEM_SLOTS, N_IT), -1, np.int32),  # 4 items
+        np.full((n_games, N_HEROES, STASH), -1, np.int32),  # 5 stash
+        np.zeros((n_games, MAX_PROJECTILES, N_PJ), np.float32),  # 6 proj
+        np.zeros((n_games, N_GI), np.int64),  # 7 gi
+        np.zeros((n_games, MAX_UNITS, HP_HISTORY_LEN), np.float32),  # 8 hp_hist
+        np.zeros((n_games, N_HEROES, N_EVENTS), np.float32),  # 9 events
+        np.zeros((n_games, 2, MAX_UNITS), np.uint8),  # 10 vis
+        np.full((n_games, kernels.GRID_SIDE * kernels.GRID_SIDE), -1, np.int32),  # 11 grid head
+        np.full((n_games, MAX_UNITS), -1, np.int32),  # 12 grid next
+        np.full((n_games, N_HEROES, build_width), -1, np.int64),  # 13 build order
+        np.zeros((n_games, N_HEROES, N_HEROES), np.int64),  # 14 assist frames
+        np.zeros((n_games, MAX_UNITS, 2), np.float32),  # 15 previous health/mana fractions
+    )
+
+
+class GameBatch:
+    """N independent games stepped together. Each game is a pure function of its seed and its actions."""
+
+    def __init__(self, n_games: int, config: GameConfig | None = None, patch: Patch | None = None):
+        if n_games < 1:
+            raise ValueError(f"n_games must be at least 1, got {n_games}")
+        self.config = config or GameConfig()
+        self.patch = patch or Patch()
+        self.n_games = n_games
+        self.data = Data(self.patch).as_tuple()
+        self.state = new_state(n_games, self.patch.item_builds.shape[1])
+        self.mode = MODES[self.config.mode]
+        self.max_frames = int(self.config.max_seconds * FRAMES_PER_SECOND)
+        self.hero_types = np.zeros((n_games, N_HEROES), np.int64)
+        names = [h.name.lower() for h in self.patch.heroes]
+        for team, lineup in enumerate((self.config.radiant, self.config.dire)):
+            lineup = tuple(lineup) or tuple(h.name for h in self.patch.heroes[:5])
+            if self.mode == MODE_1V1_MID:
+                lineup = (lineup[0],) * 5
+            if len(lineup) != 5:
+                raise ValueError(f"a team needs 5 heroes, got {len(lineup)}: {lineup}")
+            for k, name in enumerate(lineup):
+                if name.lower() not in names:
+                    raise ValueError(f"hero {name!r} is not in patch {self.patch.version}; heroes: "
+                                     f"{[h.name for h in self.patch.heroes]}")
+                self.hero_types[:, team * 5 + k] = names.index(name.lower())
+        self._noop = np.zeros((n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
+        self._noop[..., ACT_TARGET] = -1
+
+    # ------------------------------------------------------------------ control
+    def reset(self, seeds, which=None) -> None:
+        """Start fresh games: ``seeds[i]`` for game ``which[i]`` (all games when ``which`` is None)."""
+        which = np.arange(self.n_games) if which is None else np.asarray(which, dtype=np.int64).reshape(-1)
+        seeds = np.broadcast_to(np.asarray(seeds, dtype=np.uint64), which.shape).astype(np.uint64)
+        kernels.reset_games(self.state, self.data, which.astype(np.int64), seeds, self.mode,
+                            int(self.config.training), self.max_frames, self.hero_types)
+
+    def step(self, actions: np.ndarray | None = None) -> None:
+        """One timestep (4 frames) of every running game; ``actions`` as from ``sanitize_actions``."""
+        kernels.step_games(self.state, self.data, self._noop if actions is None else actions)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def frame(self) -> np.ndarray:
+        return self.state[7][:, G_FRAME]
+
+    @property
+    def seconds(self) -> np.ndarray:
+        return self.state[7][:, G_FRAME] / FRAMES_PER_SECOND
+
+    @property
+    def done(self) -> np.ndarray:
+        """0 running, 1 terminated (an ancient fell / 1v1 decided), 2 truncated (time limit)."""
+        return self.state[7][:, G_DONE]
+
+    @property
+    def winner(self) -> np.ndarray:
+        return self.state[7][:, G_WINNER]
+
+    @property
+    def events(self) -> np.ndarray:
+        return self.state[9]
+
+
+def sanitize_actions(actions, n_games: int) -> np.ndarray:
+    """Validate the shape of an action array and turn every malformed entry into a counted no-op.
+
+    Entries may be any numeric dtype; NaN, infinities and out-of-range values mark the action invalid
+    (primary = -1) rather than raising, as the env contract promises. Only a wrong *shape* raises.
+    """
+    arr = np.asarray(actions)
+    expected = (n_games, N_HEROES, N_ACTION_FIELDS)
+    if arr.shape != expected:
+        raise ValueError(
+            f"actions must have shape {expected} = (games, heroes, [primary, delay, unit_target, offset_x, "
+            f"offset_y]); got shape {arr.shape}"
+        )
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"actions must be numeric; got dtype {arr.dtype}") from None
+    as_float = arr.astype(np.float64, copy=False)
+    bad = ~np.isfinite(as_float)
+    clean = np.where(bad, -1.0, as_float)
+    clean = np.clip(clean, -(2**31), 2**31).astype(np.int64)
+    out = clean.copy()
+    limits = {ACT_PRIMARY: N_PRIMARY, ACT_DELAY: N_DELAY, ACT_OFFSET_X: N_OFFSET, ACT_OFFSET_Y: N_OFFSET}
+    invalid = bad[..., [ACT_PRIMARY, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y]].any(axis=-1)
+    for col, n in limits.items():
+        invalid |= (clean[..., col] < 0) | (clean[..., col] >= n)
+    out[..., ACT_PRIMARY] = np.where(invalid, -1, clean[..., ACT_PRIMARY])
+    out[..., ACT_DELAY] = np.where(invalid, 0, clean[..., ACT_DELAY])
+    out[..., ACT_OFFSET_X] = np.where(invalid, 4, clean[..., ACT_OFFSET_X])
+    out[..., ACT_OFFSET_Y] = np.where(invalid, 4, clean[..., ACT_OFFSET_Y])
+    target_bad = bad[..., ACT_TARGET] | (clean[..., ACT_TARGET] < 0) | (clean[..., ACT_TARGET] >= MAX_UNITS)
+    out[..., ACT_TARGET] = np.where(target_bad, -1, clean[..., ACT_TARGET])
+    return out
+
+
+__all__ = ["GameBatch", "GameConfig", "MODES", "sanitize_actions", "FRAMES_PER_STEP"]
