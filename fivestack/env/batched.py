@@ -1,0 +1,117 @@
+"""``BatchedEnv``: N games in one object, numpy arrays in and out (the fast path for training).
+
+    env = BatchedEnv(n_games=64)
+    obs = env.reset(seed=0)                      # dict of arrays, see fivestack.env.spaces
+    obs, events, terminated, truncated, info = env.step(actions)   # actions (64, 10, 5)
+
+An action row is ``[primary, delay, unit_target_slot, offset_x, offset_y]``; the target is a slot of the
+acting hero's team's ``units`` observation from the previous step. Invalid actions are counted no-ops.
+A finished game stays finished (its events are zero) until ``reset_games`` restarts it: there is no hidden
+auto-reset inside a game, so an LSTM never sees two games glued together.
+
+Observation arrays are reused from step to step: copy what you keep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import numpy as np
+
+from fivestack.env import observation
+from fivestack.game.engine import GameBatch, GameConfig, sanitize_actions
+from fivestack.game.layout import (
+    ACT_PRIMARY, ACT_TARGET, INVALID_ACTIONS, MAX_UNITS, N_HEROES, N_PRIMARY, N_UNIT_SLOTS,
+)
+
+
+class BatchedEnv:
+    def __init__(self, n_games: int, config: GameConfig | None = None):
+        self.game = GameBatch(n_games, config)
+        self.config = self.game.config
+        self.n_games = n_games
+        self.obs = observation.allocate(n_games)
+        self.unit_of_slot = np.full((n_games, 2, N_UNIT_SLOTS), -1, np.int64)
+        self.slot_of_unit = np.full((n_games, 2, MAX_UNITS), -1, np.int64)
+        self._obs_tuple = observation.as_tuple(self.obs, self.unit_of_slot, self.slot_of_unit)
+        self._all = np.arange(n_games, dtype=np.int64)
+        self._team_of_hero = np.repeat([0, 1], 5)
+        self._started = False
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | np.ndarray = 0) -> dict[str, np.ndarray]:
+        """Start every game; an int seed gives game i the seed ``seed + i``."""
+        seeds = self._seeds(seed, self.n_games)
+        self.reset_games(self._all, seeds)
+        self._started = True
+        return self.obs
+
+    def reset_games(self, which, seeds) -> None:
+        """Restart only the games in ``which`` (the others keep playing); their observations are rewritten."""
+        which = np.asarray(which, dtype=np.int64).reshape(-1)
+        if which.size == 0:
+            return
+        if which.min() < 0 or which.max() >= self.n_games:
+            raise ValueError(f"game indices must lie in [0, {self.n_games}); got {which.tolist()}")
+        seeds = self._seeds(seeds, which.size)
+        self.game.reset(seeds, which)
+        self.obs["previous_action"][which] = 0.0
+        observation.encode(self.game.state, self.game.data, self._obs_tuple, which)
+        self._started = True
+
+    def step(self, actions):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        clean = sanitize_actions(actions, self.n_games)
+        self._remember_previous(clean)
+        unit_actions = clean.copy()
+        slot = clean[..., ACT_TARGET]
+        in_range = (slot >= 0) & (slot < N_UNIT_SLOTS)
+        team = np.broadcast_to(self._team_of_hero, slot.shape)
+        games = np.broadcast_to(self._all[:, None], slot.shape)
+        unit_actions[..., ACT_TARGET] = np.where(
+            in_range, self.unit_of_slot[games, team, np.clip(slot, 0, N_UNIT_SLOTS - 1)], -1)
+        running = self.game.done == 0
+        self.game.step(unit_actions)
+        observation.encode(self.game.state, self.game.data, self._obs_tuple, self._all[running])
+        done = self.game.done
+        terminated = (done == 1) & running
+        truncated = (done == 2) & running
+        info = {
+            "winner": self.game.winner.copy(),
+            "seconds": self.game.seconds.copy(),
+            "finished": done != 0,
+            "invalid_actions": self.game.state[3][:, :, INVALID_ACTIONS].copy(),
+        }
+        return self.obs, self.game.events, terminated, truncated, info
+
+    # ------------------------------------------------------------------ helpers
+    def _remember_previous(self, clean: np.ndarray) -> None:
+        prev = self.obs["previous_action"]
+        prev[..., 0] = np.maximum(clean[..., ACT_PRIMARY], 0) / (N_PRIMARY - 1)
+        prev[..., 1] = clean[..., 1] / 3.0
+        prev[..., 2] = np.clip(clean[..., ACT_TARGET], 0, N_UNIT_SLOTS - 1) / (N_UNIT_SLOTS - 1)
+        prev[..., 3] = clean[..., 3] / 8.0
+        prev[..., 4] = clean[..., 4] / 8.0
+
+    @staticmethod
+    def _seeds(seed, n: int) -> np.ndarray:
+        arr = np.asarray(seed)
+        if arr.ndim == 0:
+            return (int(arr) + np.arange(n)).astype(np.uint64)
+        if arr.shape != (n,):
+            raise ValueError(f"seeds must be an int or an array of shape ({n},); got shape {arr.shape}")
+        return arr.astype(np.uint64)
+
+    def hero_obs(self, g: int, h: int) -> dict[str, np.ndarray]:
+        """One hero's observation (copies): its team's shared groups plus its own parts."""
+        team = int(self._team_of_hero[h])
+        out = {}
+        for name, arr in self.obs.items():
+            out[name] = arr[g, h].copy() if name in observation.HERO_GROUPS or name in observation.HERO_MASK_GROUPS \
+                else arr[g, team].copy()
+        return out
+
+    def describe(self) -> dict:
+        return {"n_games": self.n_games, "config": asdict(self.config),
+                "groups": {k: v.shape[1:] for k, v in self.obs.items()}, "heroes": N_HEROES}
