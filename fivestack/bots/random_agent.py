@@ -16,10 +16,10 @@ class RandomAgent:
 
     def act(self, obs: dict[str, np.ndarray], heroes=range(10)) -> np.ndarray:
         heroes = np.asarray(list(heroes))
-        action_mask = obs["action_mask"][:, heroes].astype(bool)  # (G, H, P)
-        n_games, n_heroes, _ = action_mask.shape
-        scores = self.rng.random(action_mask.shape)
-        scores[~action_mask] = -1.0
+        primary_mask = obs["primary_mask"][:, heroes].astype(bool)  # (G, H, P)
+        n_games, n_heroes, _ = primary_mask.shape
+        scores = self.rng.random(primary_mask.shape)
+        scores[~primary_mask] = -1.0
         primary = scores.argmax(-1)
         target_mask = np.take_along_axis(obs["target_mask"][:, heroes], primary[..., None, None], axis=2)[:, :, 0]
         target_scores = self.rng.random(target_mask.shape)

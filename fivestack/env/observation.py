@@ -64,7 +64,7 @@ def allocate(n_games: int) -> dict[str, np.ndarray]:
 def as_tuple(obs: dict[str, np.ndarray], unit_of_slot: np.ndarray, slot_of_unit: np.ndarray) -> tuple:
     return (obs["global"], obs["units"], obs["heroes"], obs["allied_heroes"], obs["modifiers"], obs["items"],
             obs["abilities"], obs["pickups"], obs["minimap"], obs["item_ids"], obs["ability_ids"], obs["unit_rel"],
-            obs["nearby_map"], obs["previous_action"], obs["action_mask"], obs["target_mask"], unit_of_slot,
+            obs["nearby_map"], obs["previous_action"], obs["primary_mask"], obs["target_mask"], unit_of_slot,
             slot_of_unit)
 
 
@@ -401,13 +401,13 @@ def point_seen(S, D, g, team, px, py):
 @njit(cache=True)
 def encode_hero(S, D, O, g, h):
     uf, ui, hi = S[0], S[1], S[3]
-    unit_rel, nearby, action_mask, target_mask = O[11], O[12], O[14], O[15]
+    unit_rel, nearby, primary_mask, target_mask = O[11], O[12], O[14], O[15]
     unit_of_slot = O[16]
     walk = D[8]
     team = K.team_of_hero(h)
     rel = unit_rel[g, h]
     rel[:] = 0.0
-    am = action_mask[g, h]
+    am = primary_mask[g, h]
     tm = target_mask[g, h]
     tm[:] = 0
     for p in range(N_PRIMARY):

@@ -158,7 +158,7 @@ HERO_GROUPS = {
     "previous_action": (N_PREVIOUS_ACTION,),
 }
 HERO_MASK_GROUPS = {
-    "action_mask": (N_PRIMARY,),  # which primary actions are available
+    "primary_mask": (N_PRIMARY,),  # which primary actions are available
     "target_mask": (N_PRIMARY, N_UNIT_SLOTS),  # per primary action, which unit slots are valid targets
 }
 ACTION_NVEC = (N_PRIMARY, N_DELAY, N_UNIT_SLOTS, N_OFFSET, N_OFFSET)

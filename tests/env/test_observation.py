@@ -1,0 +1,112 @@
+"""Observation layout: every feature in its documented column; fog hides exactly what a team cannot see."""
+
+import numpy as np
+import pytest
+
+from fivestack.env import spaces as sp
+from fivestack.env import observation
+from fivestack.env.batched import BatchedEnv
+from fivestack.game import kernels
+from fivestack.game.layout import (
+    ALIVE, FRAMES_PER_SECOND, G_FRAME, HP, HP_MAX, K_HERO, K_TOWER, SLOT_BUILDINGS, SLOT_CREEPS, X, Y,
+)
+
+MULTI_COLUMN = {"U_KIND": 11, "U_HP_DELTA": 5}
+
+
+def column_map(prefix: str, total: int) -> dict[int, str]:
+    taken: dict[int, str] = {}
+    for name in dir(sp):
+        if name.startswith(prefix) and isinstance(getattr(sp, name), int):
+            start = getattr(sp, name)
+            for c in range(start, start + MULTI_COLUMN.get(name, 1)):
+                assert c not in taken, f"{name} overlaps {taken[c]} at column {c}"
+                taken[c] = name
+    return taken
+
+
+def test_unit_columns_cover_the_row_without_overlap():
+    taken = column_map("U_", sp.N_UNIT_FEATURES)
+    assert sorted(taken) == list(range(sp.N_UNIT_FEATURES))
+
+
+def test_global_and_hero_columns_are_distinct():
+    assert sorted(column_map("GL_", sp.N_GLOBAL)) == list(range(sp.N_GLOBAL))
+    assert sorted(column_map("HX_", sp.N_HERO_FEATURES)) == list(range(sp.N_HERO_FEATURES))
+
+
+def refresh(env: BatchedEnv) -> None:
+    """Recompute vision and observations after editing the state by hand."""
+    kernels.update_vision(env.game.state, env.game.data, 0)
+    observation.encode(env.game.state, env.game.data, env._obs_tuple, np.array([0]))
+
+
+@pytest.fixture()
+def env():
+    e = BatchedEnv(1)
+    e.reset(3)
+    return e
+
+
+def test_unit_features_land_in_their_columns(env):
+    uf, ui = env.game.state[0], env.game.state[1]
+    uf[0, 0, X], uf[0, 0, Y] = 4000.0, 12000.0
+    uf[0, 0, HP] = 0.25 * uf[0, 0, HP_MAX]
+    refresh(env)
+    row = env.obs["units"][0, 0, 0]  # Radiant's view of hero 0 (slot 0 = unit 0)
+    assert row[sp.U_SEEN] == 1.0
+    assert row[sp.U_KIND + K_HERO] == 1.0 and row[sp.U_KIND:sp.U_KIND + 11].sum() == 1.0
+    assert row[sp.U_ALLY] == 1.0 and row[sp.U_ENEMY] == 0.0
+    assert row[sp.U_X] == pytest.approx(4000.0 / 8000.0 - 1.0)
+    assert row[sp.U_Y] == pytest.approx(12000.0 / 8000.0 - 1.0)
+    assert row[sp.U_HP_FRAC] == pytest.approx(0.25)
+    assert row[sp.U_HP_MAX] == pytest.approx(uf[0, 0, HP_MAX] / 1000.0)
+    tower_slot = SLOT_BUILDINGS  # Radiant's top tier-1 tower
+    tower = env.obs["units"][0, 0, tower_slot]
+    assert tower[sp.U_KIND + K_TOWER] == 1.0 and tower[sp.U_LEVEL] == pytest.approx(0.25)
+    assert tower[sp.U_LANE] == pytest.approx(1.0 / 3.0)
+    # the per-hero relative features point from the hero to the unit
+    rel = env.obs["unit_rel"][0, 0, tower_slot]
+    assert rel[0] == pytest.approx((uf[0, tower_slot, X] - 4000.0) / 2000.0, abs=1e-5)
+
+
+def place_alone(env, radiant_xy, dire_xy):
+    """Move every Radiant unit but hero 0 far into its base, then place hero 0 and Dire hero 5."""
+    uf, ui = env.game.state[0], env.game.state[1]
+    for u in range(SLOT_CREEPS, uf.shape[1]):
+        ui[0, u, ALIVE] = 0
+    uf[0, 0, X], uf[0, 0, Y] = radiant_xy
+    uf[0, 5, X], uf[0, 5, Y] = dire_xy
+
+
+@pytest.mark.parametrize("night", [False, True])
+def test_fog_hides_enemy_hero_exactly_outside_vision(env, night):
+    gi = env.game.state[7]
+    cycle = env.game.patch.rules.day_night_cycle
+    gi[0, G_FRAME] = int((0.75 if night else 0.25) * cycle * FRAMES_PER_SECOND)
+    radius = 800.0 if night else 1800.0
+    centre = (8000.0, 9000.0)  # open ground far from every Radiant building
+    place_alone(env, centre, (centre[0] + radius + 60.0, centre[1]))
+    refresh(env)
+    hidden = env.obs["units"][0, 0, 5]
+    assert np.all(hidden == 0.0), "an enemy hero outside every vision radius must be a row of zeros"
+    assert np.all(env.obs["heroes"][0, 0, 5] == 0.0)
+    assert env.obs["target_mask"][0, 0, 2, 5] == 0  # and cannot be targeted
+    place_alone(env, centre, (centre[0] + radius - 60.0, centre[1]))
+    refresh(env)
+    seen = env.obs["units"][0, 0, 5]
+    assert seen[sp.U_SEEN] == 1.0 and seen[sp.U_ENEMY] == 1.0
+    assert seen[sp.U_X] == pytest.approx((centre[0] + radius - 60.0) / 8000.0 - 1.0)
+    assert env.obs["target_mask"][0, 0, 2, 5] == 1  # attack may target it now
+    # Dire always sees its own hero
+    assert env.obs["units"][0, 1, 5, sp.U_SEEN] == 1.0
+
+
+def test_masks_agree_with_the_engine(env):
+    obs = env.obs
+    for h in range(10):
+        for p in range(20):
+            assert obs["primary_mask"][0, h, p] <= int(kernels.primary_available(env.game.state, env.game.data, 0, h, p))
+    # at the start nobody can attack anything (no enemy in sight), but everyone can move
+    assert np.all(obs["primary_mask"][0, :, 1] == 1)
+    assert np.all(obs["target_mask"][0, :, 2].sum(-1) == obs["primary_mask"][0, :, 2] * obs["target_mask"][0, :, 2].sum(-1))

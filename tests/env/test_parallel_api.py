@@ -1,0 +1,42 @@
+import numpy as np
+import pytest
+from pettingzoo.test import parallel_api_test
+
+from fivestack.env.parallel import FivestackParallelEnv
+from fivestack.game.engine import GameConfig
+
+
+@pytest.mark.parametrize("mode, cycles", [("1v1", 400), ("5v5", 150)])
+def test_parallel_api(mode, cycles):
+    parallel_api_test(FivestackParallelEnv(GameConfig(mode=mode)), num_cycles=cycles)
+
+
+def test_agents_and_spaces():
+    env = FivestackParallelEnv()
+    obs, infos = env.reset(seed=3)
+    assert env.agents == [f"radiant_{i}" for i in range(5)] + [f"dire_{i}" for i in range(5)]
+    space = env.observation_space("dire_2")
+    assert space.contains(obs["dire_2"])
+    assert obs["dire_2"]["target_mask"].shape == (20, 189)
+    one = FivestackParallelEnv(GameConfig(mode="1v1"))
+    one.reset(seed=0)
+    assert one.agents == ["radiant_0", "dire_0"]
+
+
+def test_game_over_removes_agents_and_reports_truncation():
+    env = FivestackParallelEnv(GameConfig(mode="1v1", max_seconds=2.0))
+    env.reset(seed=1)
+    noop = np.zeros(5, np.int64)
+    for _ in range(20):
+        obs, rew, term, trunc, info = env.step({a: noop for a in env.agents})
+        if not env.agents:
+            break
+    assert env.agents == []
+    assert all(trunc.values()) and not any(term.values())
+
+
+def test_bad_action_shape_is_a_clear_error():
+    env = FivestackParallelEnv(GameConfig(mode="1v1"))
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"must have shape \(5,\)"):
+        env.step({"radiant_0": np.zeros(3)})
