@@ -1,0 +1,174 @@
+"""The ``fivestack`` command.
+
+    fivestack play --radiant scripted --dire random --seed 1 [--mode 5v5|1v1] [--max-minutes 60]
+                   [--games N] [--replay FILE]
+
+Errors a user can cause (an unknown agent or mode, a bad number, a replay path that cannot be written)
+end in one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+app = typer.Typer(
+    help="fivestack: OpenAI-Five-style self-play training for a Dota-like 5v5 game.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+
+USAGE_ERROR = 2
+
+TEAM_ROWS = (
+    ("Kills", "kills"),
+    ("Deaths", "deaths"),
+    ("Last hits", "last_hits"),
+    ("Denies", "denies"),
+    ("Gold (net worth)", "gold"),
+    ("Towers destroyed", "towers_destroyed"),
+    ("Barracks destroyed", "barracks_destroyed"),
+)
+
+
+@app.callback()
+def main() -> None:
+    """fivestack: OpenAI-Five-style self-play training for a Dota-like 5v5 game."""
+
+
+def _fail(message: str, code: int = USAGE_ERROR) -> None:
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"Error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+def _check_replay_path(path: Path) -> None:
+    """Refuse a replay path that cannot be written *before* the game is played, not after."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        _fail(f"--replay {str(path)!r} is a directory; give a file name such as {str(path / 'game.jsonl.gz')!r}")
+    if not parent.is_dir():
+        _fail(f"--replay {str(path)!r}: the folder {str(parent)!r} does not exist; "
+              "create it first or choose another path")
+    if not os.access(parent, os.W_OK):
+        _fail(f"--replay {str(path)!r}: the folder {str(parent)!r} is not writable; choose another path")
+
+
+def _result_line(game) -> str:
+    minutes = f"{game.duration_minutes:.1f} game minutes"
+    if game.winner:
+        return f"{game.winner.capitalize()} wins after {minutes}"
+    if game.outcome == "truncated":
+        return f"Truncated at the time limit after {minutes} (no winner)"
+    return f"Unfinished after {minutes}"
+
+
+def _summary_table(result, game) -> Table:
+    table = Table(title=f"Game {game.game_index} (seed {game.seed})" if len(result.games) > 1 else "Summary")
+    table.add_column("")
+    table.add_column(f"Radiant ({result.radiant})", justify="right")
+    table.add_column(f"Dire ({result.dire})", justify="right")
+    minutes = f"{game.duration_minutes:.1f}"
+    table.add_row("Duration (game min)", minutes, minutes)
+    for label, key in TEAM_ROWS:
+        table.add_row(label, str(game.teams["radiant"][key]), str(game.teams["dire"][key]))
+    return table
+
+
+def _match_table(result) -> Table:
+    wins = result.wins
+    n = len(result.games)
+    table = Table(title=f"{n} games: Radiant ({result.radiant}) vs Dire ({result.dire})")
+    table.add_column("")
+    table.add_column(f"Radiant ({result.radiant})", justify="right")
+    table.add_column(f"Dire ({result.dire})", justify="right")
+    table.add_row("Wins", str(wins["radiant"]), str(wins["dire"]))
+    table.add_row("Truncated (no winner)", str(wins["truncated"]), str(wins["truncated"]))
+    mean_minutes = sum(g.duration_minutes for g in result.games) / n
+    table.add_row("Mean duration (game min)", f"{mean_minutes:.1f}", f"{mean_minutes:.1f}")
+    for label, key in TEAM_ROWS:
+        values = [sum(g.teams[team][key] for g in result.games) / n for team in ("radiant", "dire")]
+        table.add_row(f"{label} (mean)", f"{values[0]:.1f}", f"{values[1]:.1f}")
+    return table
+
+
+@app.command()
+def play(
+    radiant: str = typer.Option("scripted", help="Radiant's agent: random or scripted."),
+    dire: str = typer.Option("random", help="Dire's agent: random or scripted."),
+    seed: int = typer.Option(0, help="Game i gets seed SEED + i; the agents are seeded from it too."),
+    mode: str = typer.Option("5v5", help="5v5 (standard) or 1v1 (mid lane, first to two kills or the first tower)."),
+    max_minutes: float = typer.Option(60.0, help="Time limit in game minutes; a game that reaches it is truncated."),
+    games: int = typer.Option(1, help="Number of games, played together in one batched env."),
+    replay: Path | None = typer.Option(
+        None, help="Save the replay here (gzip JSON lines, e.g. game.jsonl.gz); with --games N, one file per game "
+                   "named NAME-<i>.jsonl.gz."),
+) -> None:
+    """Play full games between two agents, print the result and a summary, and optionally save replays."""
+    from fivestack.game.engine import GameConfig
+    from fivestack.play import AgentUnavailable, check_agent, check_mode, play_match, replay_paths
+
+    try:
+        check_agent(radiant)
+    except ValueError as e:
+        _fail(f"--radiant: {e}")
+    try:
+        check_agent(dire)
+    except ValueError as e:
+        _fail(f"--dire: {e}")
+    try:
+        check_mode(mode)
+    except ValueError as e:
+        _fail(f"--mode: {e}")
+    if not 0 < max_minutes < float("inf"):
+        _fail(f"--max-minutes must be a positive number of minutes, got {max_minutes}")
+    if games < 1:
+        _fail(f"--games must be at least 1, got {games}")
+    if replay is not None:
+        _check_replay_path(replay)
+
+    out = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    config = GameConfig(mode=mode, max_seconds=max_minutes * 60.0)
+    what = f"{games} games" if games > 1 else "game"
+    progress = Progress(
+        TextColumn(f"[bold]{radiant} vs {dire}[/bold] ({mode}, {what})"), BarColumn(),
+        TextColumn("{task.completed:.1f}/{task.total:.1f} game min"), TimeElapsedColumn(), console=err,
+    )
+    try:
+        with progress:
+            task = progress.add_task("play", total=max_minutes)
+            result = play_match(radiant, dire, n_games=games, seed=seed, config=config, replay=replay,
+                                progress=lambda minutes: progress.update(task, completed=minutes))
+            if games == 1:  # a game that ended early: show its real length, not the time limit
+                played = result.games[0].duration_minutes
+                progress.update(task, total=played, completed=played)
+    except AgentUnavailable as e:
+        _fail(str(e), code=1)
+    except KeyboardInterrupt:
+        saved = ""
+        if replay is not None:
+            saved = f"; the games so far were saved to {', '.join(map(str, replay_paths(replay, games)))}"
+        _fail(f"interrupted{saved}", code=130)
+
+    for game in result.games:
+        prefix = f"Game {game.game_index}: " if games > 1 else ""
+        out.print(f"{prefix}{_result_line(game)}")
+    if games == 1:
+        out.print(_summary_table(result, result.games[0]))
+    else:
+        out.print(_match_table(result))
+        wins = result.wins
+        out.print(f"Wins: Radiant {wins['radiant']}, Dire {wins['dire']}, truncated {wins['truncated']}")
+    for game in result.games:
+        if game.replay is not None:
+            out.print(f"Replay saved to {game.replay}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()
