@@ -1,0 +1,183 @@
+"""Matches between the engine-level reference teams; prints ONE JSON line.
+
+* ``scripted_vs_random``: the scripted team against the uniform random team; the scripted side
+  alternates (Radiant in even games, Dire in odd games). Seeds ``SEED_BASE_RANDOM + i``.
+* ``scripted_vs_scripted``: the scripted team against itself; how many games end by an ancient's fall
+  before 60 game-minutes, and how long games last. Seeds ``SEED_BASE_SCRIPTED + i``.
+* ``bot_speed``: game-steps per second of the scripted decision kernel alone (both teams), beside the
+  simulator's own game-steps per second in the same games.
+
+Usage: ``python benchmarks/bot_matches.py [--games N] [--batch B] [--max-seconds S] [--only random|scripted]``
+Rates carry Wilson 95% confidence intervals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+
+import numpy as np
+
+from fivestack.bots.random_team import RandomTeam
+from fivestack.bots.scripted import ScriptedTeam
+from fivestack.game.engine import GameBatch, GameConfig
+from fivestack.game.layout import (
+    DEATHS, FRAMES_PER_SECOND, G_TOWERS_LOST0, INVALID_ACTIONS, KILLS, LAST_HITS, LEVEL, N_HEROES,
+)
+
+SEED_BASE_RANDOM = 10_000
+SEED_BASE_SCRIPTED = 20_000
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def play_batch(seeds, radiant, dire, max_seconds: float = 3600.0, timing: dict | None = None) -> dict:
+    """Play ``len(seeds)`` games at once to the end; per-game results as arrays."""
+    n = len(seeds)
+    game = GameBatch(n, GameConfig(max_seconds=max_seconds))
+    game.reset(np.asarray(seeds, dtype=np.uint64))
+    actions = np.zeros((n, N_HEROES, 5), np.int64)
+    actions[..., 2] = -1
+    actions[..., 3:] = 4
+    t_bot = 0.0
+    t_sim = 0.0
+    steps = 0
+    while (game.done == 0).any():
+        running = int((game.done == 0).sum())
+        t0 = time.perf_counter()
+        radiant.act(game, actions)
+        dire.act(game, actions)
+        t1 = time.perf_counter()
+        game.step(actions)
+        t2 = time.perf_counter()
+        t_bot += t1 - t0
+        t_sim += t2 - t1
+        steps += running
+    if timing is not None:
+        timing["bot_s"] = timing.get("bot_s", 0.0) + t_bot
+        timing["sim_s"] = timing.get("sim_s", 0.0) + t_sim
+        timing["game_steps"] = timing.get("game_steps", 0) + steps
+    S = game.state
+    hi = S[3]
+    return {
+        "done": game.done.copy(),
+        "winner": game.winner.copy(),
+        "minutes": game.frame / (60.0 * FRAMES_PER_SECOND),
+        "towers_lost": S[7][:, G_TOWERS_LOST0:G_TOWERS_LOST0 + 2].copy(),
+        "kills": np.stack([hi[:, :5, KILLS].sum(1), hi[:, 5:, KILLS].sum(1)], 1),
+        "deaths": np.stack([hi[:, :5, DEATHS].sum(1), hi[:, 5:, DEATHS].sum(1)], 1),
+        "last_hits": np.stack([hi[:, :5, LAST_HITS].sum(1), hi[:, 5:, LAST_HITS].sum(1)], 1),
+        "levels": np.stack([hi[:, :5, LEVEL].mean(1), hi[:, 5:, LEVEL].mean(1)], 1),
+        "invalid": np.stack([hi[:, :5, INVALID_ACTIONS].sum(1), hi[:, 5:, INVALID_ACTIONS].sum(1)], 1),
+    }
+
+
+def scripted_vs_random(n_games: int, batch: int, max_seconds: float, timing: dict) -> dict:
+    wins = 0
+    minutes = []
+    scripted_invalid = 0
+    random_levels = []
+    scripted_levels = []
+    for start in range(0, n_games, batch):
+        seeds = np.arange(start, min(start + batch, n_games)) + SEED_BASE_RANDOM
+        for side in (0, 1):  # scripted plays Radiant in even games, Dire in odd ones
+            idx = [i for i, s in enumerate(seeds) if (s - SEED_BASE_RANDOM) % 2 == side]
+            if not idx:
+                continue
+            sub = seeds[idx]
+            teams = [ScriptedTeam(side, seed=1), RandomTeam(1 - side, seed=int(sub[0]))]
+            radiant, dire = (teams[0], teams[1]) if side == 0 else (teams[1], teams[0])
+            r = play_batch(sub, radiant, dire, max_seconds, timing)
+            won = (r["done"] == 1) & (r["winner"] == side)
+            wins += int(won.sum())
+            minutes += list(r["minutes"][r["done"] == 1])
+            scripted_invalid += int(r["invalid"][:, side].sum())
+            scripted_levels += list(r["levels"][:, side])
+            random_levels += list(r["levels"][:, 1 - side])
+    lo, hi = wilson(wins, n_games)
+    return {
+        "games": n_games, "wins": wins, "win_rate": round(wins / n_games, 4), "ci95": [round(lo, 4), round(hi, 4)],
+        "seeds": f"{SEED_BASE_RANDOM}..{SEED_BASE_RANDOM + n_games - 1}",
+        "scripted_side": "Radiant for even seeds, Dire for odd",
+        "mean_minutes_when_ended": round(float(np.mean(minutes)), 2) if minutes else None,
+        "scripted_invalid_actions": scripted_invalid,
+        "mean_level_scripted": round(float(np.mean(scripted_levels)), 2),
+        "mean_level_random": round(float(np.mean(random_levels)), 2),
+    }
+
+
+def scripted_vs_scripted(n_games: int, batch: int, max_seconds: float, timing: dict) -> dict:
+    ended = 0
+    radiant_wins = 0
+    minutes = []
+    minutes_ended = []
+    kills = []
+    towers = []
+    invalid = 0
+    for start in range(0, n_games, batch):
+        seeds = np.arange(start, min(start + batch, n_games)) + SEED_BASE_SCRIPTED
+        r = play_batch(seeds, ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=2), max_seconds, timing)
+        fell = (r["done"] == 1) & (r["minutes"] < 60.0)
+        ended += int(fell.sum())
+        radiant_wins += int(((r["done"] == 1) & (r["winner"] == 0)).sum())
+        minutes += list(r["minutes"])
+        minutes_ended += list(r["minutes"][fell])
+        kills += list(r["kills"].sum(1))
+        towers += list(r["towers_lost"].sum(1))
+        invalid += int(r["invalid"].sum())
+    lo, hi = wilson(ended, n_games)
+    return {
+        "games": n_games, "ended_by_ancient_before_60min": ended, "rate": round(ended / n_games, 4),
+        "ci95": [round(lo, 4), round(hi, 4)],
+        "seeds": f"{SEED_BASE_SCRIPTED}..{SEED_BASE_SCRIPTED + n_games - 1}",
+        "mean_minutes": round(float(np.mean(minutes)), 2),
+        "mean_minutes_when_ended": round(float(np.mean(minutes_ended)), 2) if minutes_ended else None,
+        "median_minutes": round(float(np.median(minutes)), 2),
+        "radiant_wins": radiant_wins,
+        "mean_kills": round(float(np.mean(kills)), 2),
+        "mean_towers_lost": round(float(np.mean(towers)), 2),
+        "invalid_actions": invalid,
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=200, help="games per match-up (default 200)")
+    ap.add_argument("--batch", type=int, default=100, help="games stepped together (default 100)")
+    ap.add_argument("--max-seconds", type=float, default=3600.0, help="game time limit (default 3600)")
+    ap.add_argument("--only", choices=("random", "scripted"), default=None, help="play one match-up only")
+    args = ap.parse_args(argv)
+    if args.games < 1 or args.batch < 1:
+        print("--games and --batch must be at least 1", file=sys.stderr)
+        return 2
+    result: dict = {"max_seconds": args.max_seconds}
+    t0 = time.perf_counter()
+    timing: dict = {}
+    if args.only in (None, "random"):
+        result["scripted_vs_random"] = scripted_vs_random(args.games, args.batch, args.max_seconds, {})
+    if args.only in (None, "scripted"):
+        result["scripted_vs_scripted"] = scripted_vs_scripted(args.games, args.batch, args.max_seconds, timing)
+        steps = timing["game_steps"]
+        result["bot_speed"] = {
+            "game_steps": steps,
+            "scripted_both_teams_game_steps_per_s": round(steps / max(timing["bot_s"], 1e-9), 1),
+            "simulator_game_steps_per_s": round(steps / max(timing["sim_s"], 1e-9), 1),
+        }
+    result["wall_seconds"] = round(time.perf_counter() - t0, 1)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

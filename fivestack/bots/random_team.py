@@ -1,0 +1,105 @@
+"""The engine-level random team (unit-index actions): the reference at the bottom of every rating scale.
+
+Every step each hero takes a primary action chosen uniformly among those *available* now
+(``kernels.primary_available``) and, when that action needs a unit target, a target chosen uniformly among
+the units that are valid for it (``kernels.valid_target``); a targeted action with no valid target is not
+offered. Delay and offsets are uniform. Actions are in engine space (targets are unit indices), so the
+random team plugs straight into ``GameBatch.step``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fivestack.game import kernels
+from fivestack.game.engine import GameBatch
+from fivestack.game.layout import (
+    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, G_DONE, HEROES_PER_TEAM, MAX_UNITS,
+    N_DELAY, N_OFFSET, N_PRIMARY,
+)
+
+
+@njit(cache=True)
+def _next(rng):
+    """xorshift64 on a one-element uint64 array; returns a float in [0, 1)."""
+    x = rng[0]
+    x ^= x << np.uint64(13)
+    x ^= x >> np.uint64(7)
+    x ^= x << np.uint64(17)
+    rng[0] = x
+    return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _pick(rng, n):
+    k = int(_next(rng) * n)
+    return n - 1 if k >= n else k
+
+
+@njit(cache=True)
+def random_team_act(S, D, team, out, rng):
+    """Fill ``out[:, team's heroes, :]`` with uniformly random available actions and valid targets."""
+    gi = S[7]
+    n_games = out.shape[0]
+    prims = np.empty(N_PRIMARY, np.int64)
+    targets = np.empty((5, MAX_UNITS), np.int64)  # valid targets per target kind 1..4
+    n_targets = np.zeros(5, np.int64)
+    for g in range(n_games):
+        for k in range(HEROES_PER_TEAM):
+            h = team * HEROES_PER_TEAM + k
+            out[g, h, ACT_PRIMARY] = 0
+            out[g, h, ACT_DELAY] = 0
+            out[g, h, ACT_TARGET] = -1
+            out[g, h, ACT_OFFSET_X] = 4
+            out[g, h, ACT_OFFSET_Y] = 4
+            if gi[g, G_DONE] != 0:
+                continue
+            n_targets[:] = 0
+            computed = np.zeros(5, np.bool_)
+            n = 0
+            for p in range(N_PRIMARY):
+                if not kernels.primary_available(S, D, g, h, p):
+                    continue
+                kind = kernels.target_kind_for(S, D, g, h, p)
+                if kind != 0:
+                    if not computed[kind]:
+                        computed[kind] = True
+                        for u in range(MAX_UNITS):
+                            if kernels.valid_target(S, D, g, h, kind, u):
+                                targets[kind, n_targets[kind]] = u
+                                n_targets[kind] += 1
+                    if n_targets[kind] == 0:
+                        continue
+                prims[n] = p
+                n += 1
+            p = prims[_pick(rng, n)]  # noop is always available, so n >= 1
+            kind = kernels.target_kind_for(S, D, g, h, p)
+            out[g, h, ACT_PRIMARY] = p
+            out[g, h, ACT_DELAY] = _pick(rng, N_DELAY)
+            if kind != 0:
+                out[g, h, ACT_TARGET] = targets[kind, _pick(rng, n_targets[kind])]
+            out[g, h, ACT_OFFSET_X] = _pick(rng, N_OFFSET)
+            out[g, h, ACT_OFFSET_Y] = _pick(rng, N_OFFSET)
+
+
+class RandomTeam:
+    """Uniformly random available actions with uniformly random valid targets, for one team."""
+
+    def __init__(self, team: int, seed: int = 0):
+        if team not in (0, 1):
+            raise ValueError(f"team must be 0 (Radiant) or 1 (Dire), got {team}")
+        self.team = team
+        # splitmix the seed so that nearby seeds give unrelated streams; never zero
+        z = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019 + team) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        z ^= z >> 31
+        self._rng = np.array([z or 1], dtype=np.uint64)
+
+    def act(self, game: GameBatch, out: np.ndarray) -> None:
+        """Fill ``out[:, heroes of this team, :]`` (int64, (n_games, 10, 5)) for every game."""
+        random_team_act(game.state, game.data, self.team, out, self._rng)
+
+
+__all__ = ["RandomTeam", "random_team_act"]

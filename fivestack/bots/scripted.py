@@ -1,0 +1,1081 @@
+"""The scripted baseline team: a compiled rule-based player, the reference opponent for evaluation.
+
+Each step, for every game at once, one Numba kernel decides the five heroes of one team in engine space
+(targets are unit indices). It plays a plain Dota game plan:
+
+* **laning**: stand behind the front friendly creep of the assigned lane (``hi[ASSIGNED_LANE]``), never
+  inside the range of an enemy tower that no friendly creep tanks; last-hit enemy creeps and deny own
+  creeps (below half health) whose health is below the hero's armour-adjusted attack damage; harass enemy
+  heroes in range when the local fight is even or better;
+* **retreating**: below ~30% health (or outnumbered below half health) walk back along the lane to the
+  fountain, drink a poultice, town-portal home when far and safe; back to lane by town portal to the
+  allied building nearest the goal when the walk is long;
+* **abilities and items**: nukes and disables on enemy heroes in range, heals on hurt allies, area
+  abilities where enemies cluster (heroes count triple), self buffs in a fight, stun and heal items;
+* **pushing**: after ``PUSH_MINUTE`` or when ahead, all heroes group in one lane and push it with the
+  creep wave: towers are hit while friendly creeps tank them (or when the group is strong enough to dive),
+  then barracks, tier-4 towers and the ancient;
+* **defending**: when enemies come near the own tier-3 towers, barracks or ancient, every hero goes back
+  (by town portal when far) and fights there; a dead hero buys back to save the ancient.
+
+The bot respects the fog of war (only enemy units with ``vis[g, team, u] != 0`` are considered; enemy
+buildings' positions are map knowledge) and only issues available actions with valid targets, so its
+invalid-action counter stays at zero. Per-hero memory (retreat state, pending casts) and per-game memory
+(push lane) live in arrays owned by the ``ScriptedTeam``; a game whose frame counter goes back is treated
+as a new game.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from fivestack.game import kernels
+from fivestack.game.engine import GameBatch
+from fivestack.game.layout import (
+    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ACTIVE, ALIVE, ARMOR, ASSIGNED_LANE, G_RNG,
+    ATTACK_PERIOD, ATTACK_RANGE, A_ABILITY0, A_ATTACK, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE, A_NOOP,
+    A_TOWN_PORTAL, BUFF, BUFF_ARMOR, DAMAGE, DIRE, G_DONE, G_FRAME, G_GLYPH_CD0, G_KILLS0, G_MODE,
+    G_TOWERS_LOST0, HEROES_PER_TEAM, HP, HP_MAX, INVULN, IT_ID, K_ANCIENT, K_BARRACKS, K_COURIER,
+    K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN, K_HERO, K_TOWER, KIND, LANE, LEVEL, MANA,
+    MANA_MAX, MAX_UNITS, MODE_1V1_MID, MOVE_STEP, N_BUILDINGS_PER_TEAM, N_HEROES, N_INVENTORY, ORDER,
+    O_CAST, O_HOLD, O_MOVE, O_TELEPORT, PROJ_SPEED, PROTECTED, REGEN, RESPAWN, SLOT_BUILDINGS, SLOT_CREEPS, STUN,
+    TARGET, TARGET_OFFSET_STEP, TEAM, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y, FRAMES_PER_SECOND,
+)
+
+# ---------------------------------------------------------------- tuning (seconds, world units, fractions)
+PUSH_MINUTE = 12.0  # all heroes group and push from about this game minute on (earlier when ahead)
+PUSH_JITTER = 3.0  # minutes either side, drawn per game
+AHEAD_KILLS = 4  # kill lead that starts the push early
+RETREAT_HP = 0.30  # retreat below this health fraction
+DANGER_HP = 0.50  # retreat below this when the local fight is lost
+RECOVERED_HP = 0.90  # leave the fountain above this
+RECOVERED_MANA = 0.50
+TOWER_RANGE = 700.0 + kernels.HULL  # enemy tower reach
+TOWER_MARGIN = 150.0  # keep this much further out of an untanked tower's reach
+TP_MIN_DISTANCE = 5500.0  # town-portal when the goal is further than this
+FIGHT_RADIUS = 1300.0  # heroes counted in a local fight
+ENGAGE_RATIO = 0.8  # engage when our fight value is at least this fraction of theirs
+DEFEND_RADIUS = 1600.0
+BASE_RADIUS = 3900.0  # around each fountain the map is clear of trees
+ON_LANE = 800.0
+CARROT = 500.0
+CAST_PATIENCE = 45  # frames a pending cast is left alone
+
+# building local indices (geometry.BUILDINGS order)
+B_T4A, B_T4B, B_BARRACKS0, B_ANCIENT, B_FOUNTAIN = 9, 10, 11, 17, 18
+
+# per-hero memory: mem_h[g, h, FIELD]
+M_RETREAT = 0
+M_CAST_FRAME = 1
+M_LAST_X = 2
+M_LAST_Y = 3
+M_STUCK = 4
+M_UNSTICK = 5  # steps left of a side-step
+M_UNSTICK_DIR = 6
+M_RETREAT_HP = 7  # this hero's retreat threshold x 1000
+M_SPOT_JITTER = 8  # extra distance kept behind the front creep
+N_MEM_H = 10
+# per-game memory: mem_g[g, FIELD]
+MG_FRAME = 0  # last frame seen (-1: never)
+MG_PUSH_LANE = 1  # -1 not pushing
+MG_PUSH_SINCE = 2
+MG_RNG = 3
+MG_PUSH_FRAME = 4  # this game's push time (PUSH_MINUTE, jittered)
+MG_ENGAGE = 5  # this game's engage ratio x 1000
+MG_LANE_BIAS = 6  # preferred push lane
+N_MEM_G = 8
+
+ROLE_LANE, ROLE_PUSH, ROLE_DEFEND = 0, 1, 2
+
+
+# ====================================================================== lane geometry
+@njit(cache=True)
+def lane_length(lanes, lane):
+    total = 0.0
+    for w in range(lanes.shape[1] - 1):
+        dx = lanes[lane, w + 1, 0] - lanes[lane, w, 0]
+        dy = lanes[lane, w + 1, 1] - lanes[lane, w, 1]
+        total += math.sqrt(dx * dx + dy * dy)
+    return total
+
+
+@njit(cache=True)
+def lane_project(lanes, lane, x, y):
+    """(arc length from the Radiant end of the nearest lane point, distance to it)."""
+    best = 1e30
+    best_s = 0.0
+    acc = 0.0
+    for w in range(lanes.shape[1] - 1):
+        ax, ay = lanes[lane, w, 0], lanes[lane, w, 1]
+        dx, dy = lanes[lane, w + 1, 0] - ax, lanes[lane, w + 1, 1] - ay
+        l2 = dx * dx + dy * dy
+        if l2 <= 0.0:
+            continue
+        seg = math.sqrt(l2)
+        t = kernels.clampf(((x - ax) * dx + (y - ay) * dy) / l2, 0.0, 1.0)
+        px, py = ax + t * dx - x, ay + t * dy - y
+        d = px * px + py * py
+        if d < best:
+            best = d
+            best_s = acc + t * seg
+        acc += seg
+    return best_s, math.sqrt(best)
+
+
+@njit(cache=True)
+def lane_point(lanes, lane, s):
+    """The lane point at arc length ``s`` from the Radiant end."""
+    acc = 0.0
+    n = lanes.shape[1]
+    if s <= 0.0:
+        return lanes[lane, 0, 0], lanes[lane, 0, 1]
+    for w in range(n - 1):
+        ax, ay = lanes[lane, w, 0], lanes[lane, w, 1]
+        dx, dy = lanes[lane, w + 1, 0] - ax, lanes[lane, w + 1, 1] - ay
+        seg = math.sqrt(dx * dx + dy * dy)
+        if seg <= 0.0:
+            continue
+        if acc + seg >= s:
+            t = (s - acc) / seg
+            return ax + t * dx, ay + t * dy
+        acc += seg
+    return lanes[lane, n - 1, 0], lanes[lane, n - 1, 1]
+
+
+@njit(cache=True)
+def progress(lanes, lane_len, team, lane, x, y):
+    """How far along ``lane`` a point is from ``team``'s end, and its distance to the lane."""
+    s, d = lane_project(lanes, lane, x, y)
+    return (s if team == 0 else lane_len[lane] - s), d
+
+
+@njit(cache=True)
+def progress_point(lanes, lane_len, team, lane, p):
+    p = kernels.clampf(p, 0.0, lane_len[lane])
+    return lane_point(lanes, lane, p if team == 0 else lane_len[lane] - p)
+
+
+@njit(cache=True)
+def d2xy(ax, ay, bx, by):
+    return (ax - bx) * (ax - bx) + (ay - by) * (ay - by)
+
+
+@njit(cache=True)
+def rng_next(mem_g, g):
+    """xorshift64 on the game's own bot memory: a float in [0, 1). Never touches the game's RNG."""
+    x = np.uint64(mem_g[g, MG_RNG])
+    x ^= x << np.uint64(13)
+    x ^= x >> np.uint64(7)
+    x ^= x << np.uint64(17)
+    mem_g[g, MG_RNG] = np.int64(x)
+    return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def new_game_memory(S, g, team, mem_g, mem_h, seed):
+    """Fresh memory for a new game, with this game's random style drawn from the bot seed and the game's
+    own RNG state at its start (so that games differ with their seeds, and replays are reproducible)."""
+    uf = S[0]
+    z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(S[7][g, G_RNG]) + np.uint64(team + 1)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    if z == np.uint64(0):
+        z = np.uint64(1)
+    mem_g[g, MG_RNG] = np.int64(z)
+    mem_g[g, MG_PUSH_LANE] = -1
+    mem_g[g, MG_PUSH_SINCE] = 0
+    minutes = PUSH_MINUTE + (rng_next(mem_g, g) - 0.5) * 2.0 * PUSH_JITTER
+    mem_g[g, MG_PUSH_FRAME] = int(minutes * 60.0 * FRAMES_PER_SECOND)
+    mem_g[g, MG_ENGAGE] = int(1000.0 * (ENGAGE_RATIO + (rng_next(mem_g, g) - 0.5) * 0.3))
+    mem_g[g, MG_LANE_BIAS] = int(rng_next(mem_g, g) * 3.0)
+    for k in range(HEROES_PER_TEAM):
+        h = team * HEROES_PER_TEAM + k
+        mem_h[g, h, :] = 0
+        mem_h[g, h, M_LAST_X] = int(uf[g, h, X])
+        mem_h[g, h, M_LAST_Y] = int(uf[g, h, Y])
+        mem_h[g, h, M_RETREAT_HP] = int(1000.0 * (RETREAT_HP + (rng_next(mem_g, g) - 0.5) * 0.1))
+        mem_h[g, h, M_SPOT_JITTER] = int(rng_next(mem_g, g) * 150.0)
+
+
+# ====================================================================== action helpers
+@njit(cache=True)
+def set_action(out, g, h, prim, target, ox, oy):
+    out[g, h, ACT_PRIMARY] = prim
+    out[g, h, ACT_DELAY] = 0
+    out[g, h, ACT_TARGET] = target
+    out[g, h, ACT_OFFSET_X] = ox
+    out[g, h, ACT_OFFSET_Y] = oy
+
+
+@njit(cache=True)
+def offset_cell(d, step):
+    k = int(round(d / step))
+    return min(max(k, -4), 4) + 4
+
+
+@njit(cache=True)
+def issue_move(S, D, g, h, gx, gy, out):
+    """A move toward (gx, gy): the farthest offset cell in its direction (re-issued every step)."""
+    uf = S[0]
+    dx = gx - uf[g, h, X]
+    dy = gy - uf[g, h, Y]
+    m = max(abs(dx), abs(dy))
+    if m > 4.0 * MOVE_STEP:
+        dx *= 4.0 * MOVE_STEP / m
+        dy *= 4.0 * MOVE_STEP / m
+    ox = offset_cell(dx, MOVE_STEP)
+    oy = offset_cell(dy, MOVE_STEP)
+    if ox == 4 and oy == 4 and m > 40.0:  # closer than half a cell: step a whole cell toward it
+        if abs(dx) >= abs(dy):
+            ox = 5 if dx > 0 else 3
+        else:
+            oy = 5 if dy > 0 else 3
+    set_action(out, g, h, A_MOVE, -1, ox, oy)
+
+
+@njit(cache=True)
+def try_target(S, D, g, h, prim, t, ox, oy, out):
+    """Issue ``prim`` on unit ``t`` when it is available and ``t`` is a valid target for it."""
+    if not kernels.primary_available(S, D, g, h, prim):
+        return False
+    kind = kernels.target_kind_for(S, D, g, h, prim)
+    if kind != 0 and not kernels.valid_target(S, D, g, h, kind, t):
+        return False
+    set_action(out, g, h, prim, t if kind != 0 else -1, ox, oy)
+    return True
+
+
+@njit(cache=True)
+def phys_mult(uf, ui, g, t):
+    a = uf[g, t, ARMOR]
+    if ui[g, t, BUFF] > 0:
+        a += uf[g, t, BUFF_ARMOR]
+    return 1.0 - 0.06 * a / (1.0 + 0.06 * abs(a))
+
+
+@njit(cache=True)
+def is_lane_creep(kind):
+    return kind == K_CREEP_MELEE or kind == K_CREEP_RANGED or kind == K_CREEP_SIEGE
+
+
+@njit(cache=True)
+def is_building(kind):
+    return kind == K_TOWER or kind == K_BARRACKS or kind == K_ANCIENT or kind == K_FOUNTAIN
+
+
+@njit(cache=True)
+def hero_dps(uf, ui, g, u):
+    return kernels.attack_damage(uf, ui, g, u) / max(uf[g, u, ATTACK_PERIOD], 0.2)
+
+
+# ====================================================================== navigation
+@njit(cache=True)
+def in_base(D, team, x, y):
+    f = D[19]
+    return d2xy(x, y, f[team, 0], f[team, 1]) < BASE_RADIUS * BASE_RADIUS
+
+
+@njit(cache=True)
+def nav_goal(S, D, g, h, team, lane_len, gx, gy, lane):
+    """Next point on the way to (gx, gy), which lies on or near ``lane`` (-1: the own fountain).
+
+    Lanes and the two bases are clear of trees: walk along the lane, cut straight across a base, and go
+    back through the own base to change lanes."""
+    uf = S[0]
+    lanes = D[7]
+    x, y = uf[g, h, X], uf[g, h, Y]
+    if d2xy(x, y, gx, gy) < 1200.0 * 1200.0:
+        return gx, gy
+    for side in range(2):
+        if in_base(D, side, x, y) and in_base(D, side, gx, gy):
+            return gx, gy
+    # the lane the hero is on (nearest)
+    best_l = 0
+    best_d = 1e30
+    best_p = 0.0
+    for l in range(3):
+        p, d = progress(lanes, lane_len, team, l, x, y)
+        if d < best_d:
+            best_d = d
+            best_l = l
+            best_p = p
+    if lane >= 0:
+        p_goal, d_goal = progress(lanes, lane_len, team, lane, gx, gy)
+        p_here, d_here = progress(lanes, lane_len, team, lane, x, y)
+        if d_here < ON_LANE:
+            diff = p_goal - p_here
+            if abs(diff) <= CARROT:
+                if d_goal < ON_LANE:
+                    return progress_point(lanes, lane_len, team, lane, p_goal)
+                return gx, gy
+            return progress_point(lanes, lane_len, team, lane, p_here + (CARROT if diff > 0 else -CARROT))
+        if in_base(D, team, x, y):
+            return progress_point(lanes, lane_len, team, lane, min(p_goal, 500.0))
+    else:
+        if in_base(D, team, x, y):
+            return gx, gy
+    # on another lane (or lost in the jungle): back along the nearest lane toward the own base
+    if best_d < ON_LANE:
+        return progress_point(lanes, lane_len, team, best_l, best_p - CARROT)
+    return progress_point(lanes, lane_len, team, best_l, best_p)
+
+
+@njit(cache=True)
+def walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out):
+    """Walk toward a goal along lanes, side-stepping when the hero has been stuck."""
+    uf = S[0]
+    nx, ny = nav_goal(S, D, g, h, team, lane_len, gx, gy, lane)
+    if mem_h[g, h, M_UNSTICK] > 0:
+        mem_h[g, h, M_UNSTICK] -= 1
+        dx, dy = nx - uf[g, h, X], ny - uf[g, h, Y]
+        sgn = 1.0 if mem_h[g, h, M_UNSTICK_DIR] == 0 else -1.0
+        nx, ny = uf[g, h, X] - sgn * dy, uf[g, h, Y] + sgn * dx
+    issue_move(S, D, g, h, nx, ny, out)
+
+
+@njit(cache=True)
+def tp_building(S, D, g, h, team, gx, gy):
+    """The allied building whose town-portal landing is nearest the goal, when that saves a long walk."""
+    uf, ui = S[0], S[1]
+    f = D[19]
+    here = math.sqrt(d2xy(uf[g, h, X], uf[g, h, Y], gx, gy))
+    best = -1
+    best_d = here - 3500.0
+    for local in range(N_BUILDINGS_PER_TEAM - 1):  # no fountain
+        u = kernels.building_slot(team, local)
+        if ui[g, u, ALIVE] == 0:
+            continue
+        bx, by = uf[g, u, X], uf[g, u, Y]
+        dx, dy = f[team, 0] - bx, f[team, 1] - by
+        dd = math.sqrt(dx * dx + dy * dy) + 1e-6
+        lx, ly = bx + dx / dd * 250.0, by + dy / dd * 250.0
+        d = math.sqrt(d2xy(lx, ly, gx, gy))
+        if d < best_d:
+            best_d = d
+            best = u
+    return best
+
+
+@njit(cache=True)
+def travel(S, D, g, h, team, lane_len, gx, gy, lane, enemy_near, mem_h, out):
+    """Go to a far goal: town portal when it saves a long walk and no enemy hero is close, else walk."""
+    uf = S[0]
+    if not enemy_near and d2xy(uf[g, h, X], uf[g, h, Y], gx, gy) > TP_MIN_DISTANCE * TP_MIN_DISTANCE \
+            and kernels.primary_available(S, D, g, h, A_TOWN_PORTAL):
+        b = tp_building(S, D, g, h, team, gx, gy)
+        if b >= 0 and try_target(S, D, g, h, A_TOWN_PORTAL, b, 4, 4, out):
+            return
+    walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out)
+
+
+# ====================================================================== per-game context
+@njit(cache=True)
+def lane_fronts(S, D, g, team, lane_len, front, n_front, efront):
+    """Furthest progress of own lane creeps per lane, their count, and nearest visible enemy creep."""
+    uf, ui, vis = S[0], S[1], S[10]
+    lanes = D[7]
+    for l in range(3):
+        front[l] = -1.0
+        n_front[l] = 0
+        efront[l] = 1e9
+    for u in range(SLOT_CREEPS, MAX_UNITS):
+        if ui[g, u, ALIVE] == 0:
+            continue
+        l = ui[g, u, LANE]
+        if l < 0:
+            continue
+        p, d = progress(lanes, lane_len, team, l, uf[g, u, X], uf[g, u, Y])
+        if d > 1200.0:
+            continue
+        if ui[g, u, TEAM] == team:
+            n_front[l] += 1
+            if p > front[l]:
+                front[l] = p
+        elif vis[g, team, u] != 0 and p < efront[l]:
+            efront[l] = p
+
+
+@njit(cache=True)
+def lane_objective(S, g, team, lane):
+    ui = S[1]
+    enemy = 1 - team
+    for tier in range(3):
+        u = kernels.building_slot(enemy, tier * 3 + lane)
+        if ui[g, u, ALIVE] != 0:
+            return u
+    for k in range(2):
+        u = kernels.building_slot(enemy, B_BARRACKS0 + lane * 2 + k)
+        if ui[g, u, ALIVE] != 0:
+            return u
+    for local in (B_T4A, B_T4B, B_ANCIENT):
+        u = kernels.building_slot(enemy, local)
+        if ui[g, u, ALIVE] != 0:
+            return u
+    return -1
+
+
+@njit(cache=True)
+def enemy_tower_limit(S, D, g, team, lane, lane_len):
+    """Progress of the nearest living enemy tower of ``lane`` (1e9 when none)."""
+    uf, ui = S[0], S[1]
+    enemy = 1 - team
+    best = 1e9
+    for tier in range(3):
+        u = kernels.building_slot(enemy, tier * 3 + lane)
+        if ui[g, u, ALIVE] != 0:
+            p, d = progress(D[7], lane_len, team, lane, uf[g, u, X], uf[g, u, Y])
+            if p < best:
+                best = p
+    return best
+
+
+@njit(cache=True)
+def own_tower_line(S, D, g, team, lane, lane_len):
+    """Progress of the own outermost living tower of ``lane`` (0 when none)."""
+    uf, ui = S[0], S[1]
+    best = 0.0
+    for tier in range(3):
+        u = kernels.building_slot(team, tier * 3 + lane)
+        if ui[g, u, ALIVE] != 0:
+            p, d = progress(D[7], lane_len, team, lane, uf[g, u, X], uf[g, u, Y])
+            if p > best:
+                best = p
+    return best
+
+
+@njit(cache=True)
+def creeps_tanking(S, g, team, tower):
+    """Own lane creeps inside an enemy tower's reach (it shoots them before any hero)."""
+    uf, ui = S[0], S[1]
+    n = 0
+    r2 = (uf[g, tower, ATTACK_RANGE] + kernels.HULL) ** 2
+    for u in range(SLOT_CREEPS, MAX_UNITS):
+        if ui[g, u, ALIVE] != 0 and ui[g, u, TEAM] == team and kernels.dist2(uf, g, u, tower) <= r2:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def untanked_tower_near(S, g, team, x, y, margin):
+    """An enemy tower (alive, armed) within reach of (x, y) + margin that no own creep tanks, else -1."""
+    uf, ui = S[0], S[1]
+    enemy = 1 - team
+    for local in range(11):
+        u = kernels.building_slot(enemy, local)
+        if ui[g, u, ALIVE] == 0:
+            continue
+        r = uf[g, u, ATTACK_RANGE] + kernels.HULL + margin
+        if d2xy(x, y, uf[g, u, X], uf[g, u, Y]) <= r * r and creeps_tanking(S, g, team, u) == 0:
+            return u
+    return -1
+
+
+@njit(cache=True)
+def threatened_building(S, D, g, team):
+    """An own base building (tier 3+, barracks, ancient) with enemies near it: the most important one."""
+    uf, ui, vis = S[0], S[1], S[10]
+    enemy = 1 - team
+    best = -1
+    best_rank = -1
+    for local in range(6, B_FOUNTAIN):
+        b = kernels.building_slot(team, local)
+        if ui[g, b, ALIVE] == 0:
+            continue
+        heroes = 0
+        creeps = 0
+        for u in range(MAX_UNITS):
+            if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] != enemy or vis[g, team, u] == 0:
+                continue
+            if kernels.dist2(uf, g, u, b) > DEFEND_RADIUS * DEFEND_RADIUS:
+                continue
+            k = ui[g, u, KIND]
+            if k == K_HERO:
+                heroes += 1
+            elif is_lane_creep(k):
+                creeps += 1
+        if heroes >= 1 or creeps >= 3:
+            rank = 3 if local == B_ANCIENT else (2 if local < B_BARRACKS0 and local >= B_T4A else 1)
+            rank = rank * 10 + heroes
+            if rank > best_rank:
+                best_rank = rank
+                best = b
+    return best
+
+
+# ====================================================================== fights
+@njit(cache=True)
+def fight_values(S, g, team, x, y, radius):
+    """Lanchester-style values (total health x total damage per second) of both sides near (x, y)."""
+    uf, ui, vis = S[0], S[1], S[10]
+    r2 = radius * radius
+    my_hp = 0.0
+    my_dps = 0.0
+    en_hp = 0.0
+    en_dps = 0.0
+    for u in range(N_HEROES):
+        if ui[g, u, ALIVE] == 0:
+            continue
+        if d2xy(uf[g, u, X], uf[g, u, Y], x, y) > r2:
+            continue
+        if ui[g, u, TEAM] == team:
+            my_hp += uf[g, u, HP]
+            my_dps += hero_dps(uf, ui, g, u)
+        elif vis[g, team, u] != 0:
+            en_hp += uf[g, u, HP]
+            en_dps += hero_dps(uf, ui, g, u)
+    return my_hp * my_dps, en_hp * en_dps
+
+
+@njit(cache=True)
+def best_enemy_hero(S, g, h, team, radius):
+    """The visible enemy hero within ``radius`` with the least health (-1 none)."""
+    uf, ui, vis = S[0], S[1], S[10]
+    best = -1
+    best_hp = 1e30
+    r2 = radius * radius
+    for u in range(N_HEROES):
+        if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] == team or vis[g, team, u] == 0:
+            continue
+        if kernels.dist2(uf, g, h, u) > r2:
+            continue
+        if uf[g, u, HP] < best_hp:
+            best_hp = uf[g, u, HP]
+            best = u
+    return best
+
+
+@njit(cache=True)
+def count_enemies_near(S, g, team, x, y, radius):
+    """(visible enemy heroes, visible enemy non-hero units) within ``radius`` of (x, y); no buildings."""
+    uf, ui, vis = S[0], S[1], S[10]
+    r2 = radius * radius
+    heroes = 0
+    others = 0
+    for u in range(MAX_UNITS):
+        if ui[g, u, ALIVE] == 0:
+            continue
+        tt = ui[g, u, TEAM]
+        if tt == team or tt > DIRE or vis[g, team, u] == 0:
+            continue
+        k = ui[g, u, KIND]
+        if is_building(k) or k == K_COURIER:
+            continue
+        if d2xy(uf[g, u, X], uf[g, u, Y], x, y) <= r2:
+            if k == K_HERO:
+                heroes += 1
+            else:
+                others += 1
+    return heroes, others
+
+
+# ====================================================================== abilities and items
+@njit(cache=True)
+def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
+    """Cast the best ability now, if any is worth it. Returns True when an action was issued."""
+    uf, ui, hi = S[0], S[1], S[3]
+    abil_t = D[1]
+    x, y = uf[g, h, X], uf[g, h, Y]
+    hp_frac = uf[g, h, HP] / uf[g, h, HP_MAX]
+    mana_frac = uf[g, h, MANA] / max(uf[g, h, MANA_MAX], 1.0)
+    frame = S[7][g, G_FRAME]
+    for kk in range(4):
+        k = 3 - kk  # the ultimate first
+        prim = A_ABILITY0 + k
+        if not kernels.primary_available(S, D, g, h, prim):
+            continue
+        a = kernels.ability_of(hi, D, g, h, k)
+        tt = int(abil_t[a, kernels.AB_TARGET])
+        aff = int(abil_t[a, kernels.AB_AFFECTS])
+        reach = abil_t[a, kernels.AB_RANGE]
+        radius = abil_t[a, kernels.AB_RADIUS]
+        heal = abil_t[a, kernels.AB_HEAL]
+        farm_ok = k != 3 and mana_frac > 0.6 and pushing
+        if aff == 1:
+            if tt == T_UNIT or tt == T_UNIT_OFFSET:
+                t = best_enemy_hero(S, g, h, team, reach + 150.0)
+                if t >= 0 and try_target(S, D, g, h, prim, t, 4, 4, out):
+                    mem_h[g, h, M_CAST_FRAME] = frame
+                    return True
+            elif tt == T_POINT:
+                # the best centre among visible enemy heroes and creeps in reach
+                best_score = 0
+                bx, by = 0.0, 0.0
+                for u in range(MAX_UNITS):
+                    if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] == team or ui[g, u, TEAM] > DIRE:
+                        continue
+                    if S[10][g, team, u] == 0:
+                        continue
+                    ku = ui[g, u, KIND]
+                    if ku != K_HERO and not (farm_ok and is_lane_creep(ku)):
+                        continue
+                    cx, cy = uf[g, u, X], uf[g, u, Y]
+                    if d2xy(x, y, cx, cy) > reach * reach:
+                        continue
+                    nh, no = count_enemies_near(S, g, team, cx, cy, radius * 0.9)
+                    score = 3 * nh + no
+                    if score > best_score:
+                        best_score = score
+                        bx, by = cx, cy
+                if best_score >= 3 or (best_score >= 1 and k != 3 and in_fight):
+                    step = max(reach, 200.0) / 4.0
+                    ox = offset_cell(bx - x, step)
+                    oy = offset_cell(by - y, step)
+                    if try_target(S, D, g, h, prim, -1, ox, oy, out):
+                        mem_h[g, h, M_CAST_FRAME] = frame
+                        return True
+            else:  # around the caster
+                nh, no = count_enemies_near(S, g, team, x, y, radius * 0.85)
+                if nh >= 1 or (farm_ok and no >= 4):
+                    if try_target(S, D, g, h, prim, -1, 4, 4, out):
+                        mem_h[g, h, M_CAST_FRAME] = frame
+                        return True
+        elif aff == 2:
+            if tt == T_UNIT or tt == T_UNIT_OFFSET:
+                best = -1
+                best_frac = 0.6
+                for u in range(N_HEROES):
+                    if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] != team:
+                        continue
+                    if kernels.dist2(uf, g, h, u) > (reach + 300.0) ** 2:
+                        continue
+                    fr = uf[g, u, HP] / uf[g, u, HP_MAX]
+                    if fr < best_frac:
+                        best_frac = fr
+                        best = u
+                if best >= 0 and try_target(S, D, g, h, prim, best, 4, 4, out):
+                    mem_h[g, h, M_CAST_FRAME] = frame
+                    return True
+            else:
+                hurt = 0
+                near = 0
+                for u in range(N_HEROES):
+                    if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] != team:
+                        continue
+                    if kernels.dist2(uf, g, h, u) > radius * radius:
+                        continue
+                    near += 1
+                    fr = uf[g, u, HP] / uf[g, u, HP_MAX]
+                    if fr < 0.5 or (fr < 0.75 and in_fight):
+                        hurt += 1
+                use = (heal > 0.0 and (hurt >= 2 or (hurt >= 1 and in_fight))) or \
+                      (heal <= 0.0 and in_fight and near >= 2)
+                if use and try_target(S, D, g, h, prim, -1, 4, 4, out):
+                    return True
+        else:  # the caster only
+            use = False
+            if heal > 0.0:
+                use = hp_frac < 0.45 and (in_fight or hp_frac < 0.3)
+            else:
+                t = ui[g, h, TARGET]
+                use = in_fight or (t >= 0 and ui[g, t, KIND] != K_HERO and is_building(ui[g, t, KIND]))
+            if use and try_target(S, D, g, h, prim, -1, 4, 4, out):
+                return True
+    return False
+
+
+@njit(cache=True)
+def try_items(S, D, g, h, team, in_fight, at_fountain, out):
+    """Consumables and actives: heal and mana over time, the stun, the area heal."""
+    uf, ui, items = S[0], S[1], S[4]
+    item_t = D[2]
+    hp_frac = uf[g, h, HP] / uf[g, h, HP_MAX]
+    mana_frac = uf[g, h, MANA] / max(uf[g, h, MANA_MAX], 1.0)
+    for s in range(N_INVENTORY):
+        it = items[g, h, s, IT_ID]
+        if it < 0:
+            continue
+        prim = A_ITEM0 + s
+        kind = int(item_t[it, kernels.I_ACTIVE])
+        if kind == kernels.ACT_HEAL_OVER_TIME:
+            if hp_frac < 0.55 and ui[g, h, REGEN] == 0 and not at_fountain:
+                if try_target(S, D, g, h, prim, -1, 4, 4, out):
+                    return True
+        elif kind == kernels.ACT_MANA_OVER_TIME:
+            if mana_frac < 0.35 and ui[g, h, REGEN] == 0 and not at_fountain:
+                if try_target(S, D, g, h, prim, -1, 4, 4, out):
+                    return True
+        elif kind == kernels.ACT_STUN:
+            t = best_enemy_hero(S, g, h, team, item_t[it, kernels.I_RANGE] + 100.0)
+            if t >= 0 and ui[g, t, STUN] == 0 and try_target(S, D, g, h, prim, t, 4, 4, out):
+                return True
+        elif kind == kernels.ACT_AREA_HEAL:
+            hurt = 0
+            r2 = item_t[it, kernels.I_RANGE] ** 2
+            for u in range(N_HEROES):
+                if ui[g, u, ALIVE] != 0 and ui[g, u, TEAM] == team and kernels.dist2(uf, g, h, u) <= r2:
+                    if uf[g, u, HP] < 0.6 * uf[g, u, HP_MAX]:
+                        hurt += 1
+            if (hurt >= 2 or (hurt >= 1 and in_fight)) and try_target(S, D, g, h, prim, -1, 4, 4, out):
+                return True
+    return False
+
+
+# ====================================================================== farming
+@njit(cache=True)
+def last_hit_target(S, g, h, team, radius, deny):
+    """A creep that one attack of ``h`` kills now: an enemy lane creep, or an own one to deny."""
+    uf, ui, vis = S[0], S[1], S[10]
+    dmg = kernels.attack_damage(uf, ui, g, h)
+    best = -1
+    best_d = 1e30
+    r2 = radius * radius
+    margin = 8.0 if uf[g, h, PROJ_SPEED] > 0.0 else 0.0
+    for u in range(SLOT_CREEPS, MAX_UNITS):
+        if ui[g, u, ALIVE] == 0:
+            continue
+        own = ui[g, u, TEAM] == team
+        if own and not deny:
+            continue
+        if not own and vis[g, team, u] == 0:
+            continue
+        if own and uf[g, u, HP] >= 0.5 * uf[g, u, HP_MAX]:
+            continue
+        d = kernels.dist2(uf, g, h, u)
+        if d > r2:
+            continue
+        if uf[g, u, HP] <= dmg * phys_mult(uf, ui, g, u) + margin and d < best_d:
+            best_d = d
+            best = u
+    return best
+
+
+@njit(cache=True)
+def weakest_enemy_creep(S, g, h, team, radius):
+    uf, ui, vis = S[0], S[1], S[10]
+    best = -1
+    best_hp = 1e30
+    r2 = radius * radius
+    for u in range(SLOT_CREEPS, MAX_UNITS):
+        if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] == team or vis[g, team, u] == 0:
+            continue
+        if kernels.dist2(uf, g, h, u) > r2:
+            continue
+        if uf[g, u, HP] < best_hp:
+            best_hp = uf[g, u, HP]
+            best = u
+    return best
+
+
+# ====================================================================== one hero
+@njit(cache=True)
+def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n_front, efront,
+                engage, mem_h, out):
+    uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
+    lanes = D[7]
+    fountain = D[19]
+    frame = gi[g, G_FRAME]
+    x, y = uf[g, h, X], uf[g, h, Y]
+    hp_frac = uf[g, h, HP] / uf[g, h, HP_MAX]
+    mana_frac = uf[g, h, MANA] / max(uf[g, h, MANA_MAX], 1.0)
+    fx, fy = fountain[team, 0], fountain[team, 1]
+    at_fountain = d2xy(x, y, fx, fy) < 1100.0 * 1100.0
+    reach = uf[g, h, ATTACK_RANGE] + kernels.HULL
+
+    # stuck detection: moving orders that do not move the hero
+    moved2 = d2xy(x, y, float(mem_h[g, h, M_LAST_X]), float(mem_h[g, h, M_LAST_Y]))
+    if frame % 60 == 0:
+        if moved2 < 60.0 * 60.0 and ui[g, h, ORDER] == O_MOVE and not at_fountain:
+            mem_h[g, h, M_STUCK] += 1
+            if mem_h[g, h, M_STUCK] >= 2:
+                mem_h[g, h, M_UNSTICK] = 12
+                mem_h[g, h, M_UNSTICK_DIR] = (mem_h[g, h, M_UNSTICK_DIR] + 1) % 2
+                mem_h[g, h, M_STUCK] = 0
+        else:
+            mem_h[g, h, M_STUCK] = 0
+        mem_h[g, h, M_LAST_X] = int(x)
+        mem_h[g, h, M_LAST_Y] = int(y)
+
+    # the local fight
+    mine, theirs = fight_values(S, g, team, x, y, FIGHT_RADIUS)
+    enemy_hero_near = best_enemy_hero(S, g, h, team, 1200.0) >= 0
+    losing = theirs > 0.0 and mine < engage * theirs
+
+    # retreat state, with hysteresis
+    retreat = mem_h[g, h, M_RETREAT]
+    if retreat == 0 and (hp_frac < mem_h[g, h, M_RETREAT_HP] / 1000.0 or (hp_frac < DANGER_HP and losing)):
+        retreat = 1
+    if retreat == 1 and hp_frac > RECOVERED_HP and (not at_fountain or mana_frac > RECOVERED_MANA):
+        retreat = 0
+    mem_h[g, h, M_RETREAT] = retreat
+
+    # a pending cast walks into range by itself
+    if ui[g, h, ORDER] == O_CAST and frame - mem_h[g, h, M_CAST_FRAME] < CAST_PATIENCE and retreat == 0:
+        return
+
+    in_fight = enemy_hero_near
+    if try_items(S, D, g, h, team, in_fight, at_fountain, out):
+        return
+    if retreat == 1:
+        # heal itself if it can, then go home (by town portal when far and safe)
+        if hp_frac < 0.45 and try_abilities(S, D, g, h, team, enemy_hero_near, False, mem_h, out) \
+                and out[g, h, ACT_PRIMARY] >= A_ABILITY0:
+            k = out[g, h, ACT_PRIMARY] - A_ABILITY0
+            a = kernels.ability_of(hi, D, g, h, k)
+            if D[1][a, kernels.AB_AFFECTS] != 1 or D[1][a, kernels.AB_STUN] > 0.0:
+                return  # heals, buffs and disables help the escape; plain nukes do not
+        if at_fountain:
+            set_action(out, g, h, A_HOLD if ui[g, h, ORDER] != O_HOLD else A_NOOP, -1, 4, 4)
+            return
+        if not enemy_hero_near and d2xy(x, y, fx, fy) > 5000.0 * 5000.0 \
+                and kernels.primary_available(S, D, g, h, A_TOWN_PORTAL):
+            anc = kernels.building_slot(team, B_ANCIENT)
+            if try_target(S, D, g, h, A_TOWN_PORTAL, anc, 4, 4, out):
+                return
+        walk_to(S, D, g, h, team, lane_len, fx, fy, -1, mem_h, out)
+        return
+
+    pushing = role == ROLE_PUSH
+    if try_abilities(S, D, g, h, team, in_fight, pushing or role == ROLE_DEFEND, mem_h, out):
+        return
+
+    # --- where this hero wants to be
+    lane = goal_lane
+    if role == ROLE_DEFEND:
+        gx, gy = uf[g, goal_unit, X], uf[g, goal_unit, Y]
+        glane = ui[g, goal_unit, LANE]
+        # fight everything near the building
+        if d2xy(x, y, gx, gy) < (DEFEND_RADIUS + 400.0) ** 2:
+            t = best_enemy_hero(S, g, h, team, reach + 400.0)
+            if t < 0:
+                t = weakest_enemy_creep(S, g, h, team, reach + 500.0)
+            if t >= 0 and try_target(S, D, g, h, A_ATTACK, t, 4, 4, out):
+                return
+            walk_to(S, D, g, h, team, lane_len, gx, gy, glane, mem_h, out)
+            return
+        travel(S, D, g, h, team, lane_len, gx, gy, glane, enemy_hero_near, mem_h, out)
+        return
+
+    tower_p = enemy_tower_limit(S, D, g, team, lane, lane_len)
+    own_p = own_tower_line(S, D, g, team, lane, lane_len)
+    p_here, d_lane = progress(lanes, lane_len, team, lane, x, y)
+    melee = uf[g, h, PROJ_SPEED] <= 0.0
+    if front[lane] > 0.0:
+        spot = front[lane] - (120.0 if melee else 300.0) - mem_h[g, h, M_SPOT_JITTER]
+    else:
+        spot = own_p - 250.0
+    if efront[lane] < 1e8:
+        spot = min(spot, efront[lane] - (150.0 if melee else reach - 50.0))
+    spot = max(spot, 300.0)
+    dive = False
+    obj = goal_unit
+    if pushing and obj >= 0:
+        # strong enough to take the building's shots, or it is almost down
+        grouped = 0
+        for k in range(HEROES_PER_TEAM):
+            a = team * HEROES_PER_TEAM + k
+            if ui[g, a, ALIVE] != 0 and kernels.dist2(uf, g, a, obj) < 1500.0 * 1500.0 \
+                    and uf[g, a, HP] > 0.6 * uf[g, a, HP_MAX]:
+                grouped += 1
+        obj_frac = uf[g, obj, HP] / uf[g, obj, HP_MAX]
+        dive = (grouped >= 3 and hi[g, h, LEVEL] >= 8) or obj_frac < 0.2
+        if ui[g, obj, KIND] != K_TOWER:
+            dive = dive or untanked_tower_near(S, g, team, uf[g, obj, X], uf[g, obj, Y], 0.0) < 0
+    # never stand in an untanked enemy tower's reach unless diving
+    if not dive:
+        limit = tower_p - TOWER_RANGE - TOWER_MARGIN
+        tanked = False
+        if tower_p < 1e8:
+            for tier in range(3):
+                tw = kernels.building_slot(1 - team, tier * 3 + lane)
+                if ui[g, tw, ALIVE] != 0:
+                    pt, dt = progress(lanes, lane_len, team, lane, uf[g, tw, X], uf[g, tw, Y])
+                    if abs(pt - tower_p) < 1.0 and creeps_tanking(S, g, team, tw) >= 2:
+                        tanked = True
+                    break
+        if not tanked:
+            spot = min(spot, limit)
+    danger_tower = untanked_tower_near(S, g, team, x, y, 60.0)
+    if dive:
+        danger_tower = -1
+
+    # --- fight enemy heroes when the local fight is even or better
+    if not losing:
+        t = best_enemy_hero(S, g, h, team, reach + (250.0 if pushing else 120.0))
+        if t >= 0 and untanked_tower_near(S, g, team, uf[g, t, X], uf[g, t, Y], 0.0) < 0 \
+                and danger_tower < 0 and try_target(S, D, g, h, A_ATTACK, t, 4, 4, out):
+            return
+    elif enemy_hero_near and danger_tower < 0:
+        # outmatched: step back toward the own tower line
+        gx, gy = progress_point(lanes, lane_len, team, lane, min(p_here, own_p) - 300.0)
+        walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out)
+        return
+    if danger_tower >= 0:
+        gx, gy = progress_point(lanes, lane_len, team, lane, min(p_here, spot) - 200.0)
+        walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out)
+        return
+
+    # --- last hits and denies
+    t = last_hit_target(S, g, h, team, reach + 200.0, True)
+    if t >= 0 and untanked_tower_near(S, g, team, uf[g, t, X], uf[g, t, Y], 0.0) < 0 \
+            and try_target(S, D, g, h, A_ATTACK, t, 4, 4, out):
+        return
+
+    if pushing and obj >= 0:
+        ox, oy = uf[g, obj, X], uf[g, obj, Y]
+        near_obj = d2xy(x, y, ox, oy) < (reach + 900.0) ** 2
+        # clear the wave first, then the building
+        c = weakest_enemy_creep(S, g, h, team, reach + 250.0)
+        if c >= 0 and untanked_tower_near(S, g, team, uf[g, c, X], uf[g, c, Y], 0.0) < 0 \
+                and try_target(S, D, g, h, A_ATTACK, c, 4, 4, out):
+            return
+        if near_obj or dive:
+            safe = dive or untanked_tower_near(S, g, team, ox, oy, 0.0) < 0
+            if safe and kernels.valid_target(S, D, g, h, 1, obj):
+                if try_target(S, D, g, h, A_ATTACK, obj, 4, 4, out):
+                    return
+            # a protected building or an untanked tower: the next protector, or wait for creeps
+        if ui[g, obj, KIND] == K_TOWER or not dive:
+            p_obj, d_obj = progress(lanes, lane_len, team, lane, ox, oy)
+            gx, gy = progress_point(lanes, lane_len, team, lane, min(spot, p_obj - reach * 0.7))
+        else:
+            gx, gy = ox, oy
+        if d2xy(x, y, gx, gy) > 120.0 * 120.0:
+            travel(S, D, g, h, team, lane_len, gx, gy, lane, enemy_hero_near, mem_h, out)
+            return
+        if ui[g, h, ORDER] != O_HOLD:
+            set_action(out, g, h, A_HOLD, -1, 4, 4)
+        return
+
+    # --- laning: stand behind the front creep, holding (attacks what comes in range)
+    gx, gy = progress_point(lanes, lane_len, team, lane, spot)
+    if d2xy(x, y, gx, gy) > 120.0 * 120.0:
+        travel(S, D, g, h, team, lane_len, gx, gy, lane, enemy_hero_near, mem_h, out)
+        return
+    if ui[g, h, ORDER] != O_HOLD:
+        set_action(out, g, h, A_HOLD, -1, 4, 4)
+
+
+# ====================================================================== the team
+@njit(cache=True)
+def choose_push_lane(S, D, g, team, lane_len, front, bias):
+    """The lane whose next enemy building is deepest (fewest defences left), then the most advanced wave,
+    then this game's preferred lane (``bias``) and the short middle lane."""
+    ui = S[1]
+    enemy = 1 - team
+    best = 1
+    best_score = -1e30
+    for l in range(3):
+        lost = 0
+        for tier in range(3):
+            if ui[g, kernels.building_slot(enemy, tier * 3 + l), ALIVE] == 0:
+                lost += 1
+        score = lost * 100000.0 + front[l] - (0.0 if l == 1 else 2500.0) + (3000.0 if l == bias else 0.0)
+        if score > best_score:
+            best_score = score
+            best = l
+    return best
+
+
+@njit(cache=True)
+def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed):
+    """Fill ``out[:, team's heroes, :]`` for every game (noop for finished games)."""
+    uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
+    n_games = out.shape[0]
+    front = np.empty(3, np.float64)
+    n_front = np.empty(3, np.int64)
+    efront = np.empty(3, np.float64)
+    for g in range(n_games):
+        for k in range(HEROES_PER_TEAM):
+            set_action(out, g, team * HEROES_PER_TEAM + k, A_NOOP, -1, 4, 4)
+        frame = gi[g, G_FRAME]
+        if frame < mem_g[g, MG_FRAME] or mem_g[g, MG_FRAME] < 0:  # a new game in this slot
+            new_game_memory(S, g, team, mem_g, mem_h, seed)
+        mem_g[g, MG_FRAME] = frame
+        if gi[g, G_DONE] != 0:
+            continue
+        lane_fronts(S, D, g, team, lane_len, front, n_front, efront)
+        one_v_one = gi[g, G_MODE] == MODE_1V1_MID
+        # --- the team's plan: defend, push, or lane
+        defend = -1 if one_v_one else threatened_building(S, D, g, team)
+        minutes = frame / (60.0 * FRAMES_PER_SECOND)
+        kills_lead = gi[g, G_KILLS0 + team] - gi[g, G_KILLS0 + 1 - team]
+        towers_lead = gi[g, G_TOWERS_LOST0 + 1 - team] - gi[g, G_TOWERS_LOST0 + team]
+        alive = 0
+        for k in range(HEROES_PER_TEAM):
+            if ui[g, team * HEROES_PER_TEAM + k, ALIVE] != 0:
+                alive += 1
+        push_minute = mem_g[g, MG_PUSH_FRAME] / (60.0 * FRAMES_PER_SECOND)
+        want_push = not one_v_one and (minutes >= push_minute or kills_lead >= AHEAD_KILLS
+                                       or (towers_lead >= 2 and minutes >= push_minute * 0.5))
+        if want_push and alive >= 3:
+            if mem_g[g, MG_PUSH_LANE] < 0 or lane_objective(S, g, team, mem_g[g, MG_PUSH_LANE]) < 0:
+                mem_g[g, MG_PUSH_LANE] = choose_push_lane(S, D, g, team, lane_len, front, mem_g[g, MG_LANE_BIAS])
+                mem_g[g, MG_PUSH_SINCE] = frame
+        elif not want_push or alive <= 1:
+            mem_g[g, MG_PUSH_LANE] = -1
+        push_lane = mem_g[g, MG_PUSH_LANE]
+        if push_lane >= 0 and frame - mem_g[g, MG_PUSH_SINCE] > 180 * FRAMES_PER_SECOND:
+            # re-pick now and then, so that a stalled push moves to a better lane
+            mem_g[g, MG_LANE_BIAS] = int(rng_next(mem_g, g) * 3.0)
+            mem_g[g, MG_PUSH_LANE] = choose_push_lane(S, D, g, team, lane_len, front, mem_g[g, MG_LANE_BIAS])
+            mem_g[g, MG_PUSH_SINCE] = frame
+            push_lane = mem_g[g, MG_PUSH_LANE]
+        # --- glyph: save a base building under attack
+        if defend >= 0 and uf[g, defend, HP] < 0.4 * uf[g, defend, HP_MAX] and ui[g, defend, KIND] == K_TOWER \
+                and gi[g, G_GLYPH_CD0 + team] <= 0:
+            h0 = team * HEROES_PER_TEAM
+            if kernels.primary_available(S, D, g, h0, A_GLYPH) and ui[g, defend, INVULN] == 0:
+                set_action(out, g, h0, A_GLYPH, -1, 4, 4)
+                continue
+        for k in range(HEROES_PER_TEAM):
+            h = team * HEROES_PER_TEAM + k
+            if hi[g, h, ACTIVE] == 0:
+                continue
+            if ui[g, h, ALIVE] == 0:
+                # buy back to save the ancient
+                if defend >= 0 and ui[g, defend, KIND] == K_ANCIENT and hf[g, h, RESPAWN] > 10.0:
+                    try_target(S, D, g, h, A_BUYBACK, -1, 4, 4, out)
+                continue
+            if ui[g, h, STUN] > 0 or ui[g, h, ORDER] == O_TELEPORT:
+                continue
+            role = ROLE_LANE
+            goal_lane = hi[g, h, ASSIGNED_LANE]
+            goal_unit = -1
+            if defend >= 0:
+                role = ROLE_DEFEND
+                goal_unit = defend
+            elif push_lane >= 0:
+                role = ROLE_PUSH
+                goal_lane = push_lane
+                goal_unit = lane_objective(S, g, team, push_lane)
+                if goal_unit < 0:
+                    role = ROLE_LANE
+                    goal_lane = hi[g, h, ASSIGNED_LANE]
+            decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n_front, efront,
+                        mem_g[g, MG_ENGAGE] / 1000.0, mem_h, out)
+
+
+class ScriptedTeam:
+    """The scripted baseline for one team, in engine space (targets are unit indices)."""
+
+    def __init__(self, team: int, seed: int = 0):
+        if team not in (0, 1):
+            raise ValueError(f"team must be 0 (Radiant) or 1 (Dire), got {team}")
+        self.team = team
+        self.seed = int(seed)
+        self._mem_g: np.ndarray | None = None
+        self._mem_h: np.ndarray | None = None
+        self._lane_len: np.ndarray | None = None
+
+    def _memory(self, n_games: int, lanes: np.ndarray) -> None:
+        if self._mem_g is None or self._mem_g.shape[0] != n_games:
+            self._mem_g = np.full((n_games, N_MEM_G), -1, np.int64)
+            self._mem_h = np.zeros((n_games, N_HEROES, N_MEM_H), np.int64)
+        if self._lane_len is None:
+            self._lane_len = np.array([lane_length(lanes, lane) for lane in range(3)], np.float64)
+
+    def act(self, game: GameBatch, out: np.ndarray) -> None:
+        """Fill ``out[:, heroes of this team, :]`` (int64, (n_games, 10, 5)) for every game."""
+        if out.shape != (game.n_games, N_HEROES, 5) or out.dtype != np.int64:
+            raise ValueError(f"out must be an int64 array of shape {(game.n_games, N_HEROES, 5)}, "
+                             f"got {out.dtype} {out.shape}")
+        self._memory(game.n_games, game.data[7])
+        scripted_team_act(game.state, game.data, self.team, out, self._mem_g, self._mem_h, self._lane_len,
+                          self.seed)
+
+
+__all__ = ["ScriptedTeam", "scripted_team_act"]
