@@ -33,7 +33,9 @@ class BatchedEnv:
         self.obs = observation.allocate(n_games)
         self.unit_of_slot = np.full((n_games, 2, N_UNIT_SLOTS), -1, np.int64)
         self.slot_of_unit = np.full((n_games, 2, MAX_UNITS), -1, np.int64)
-        self._obs_tuple = observation.as_tuple(self.obs, self.unit_of_slot, self.slot_of_unit)
+        self._target_validity = np.zeros((2, 5, N_UNIT_SLOTS + 1), np.uint8)  # scratch: (team, kind, slot)
+        self._obs_tuple = observation.as_tuple(self.obs, self.unit_of_slot, self.slot_of_unit, self.game.data[8],
+                                               self._target_validity)
         self._all = np.arange(n_games, dtype=np.int64)
         self._team_of_hero = np.repeat([0, 1], 5)
         self._started = False

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from fivestack.game.jit import kernel
 
 from fivestack.env.spaces import (
     ACTION_NVEC, AF_COOLDOWN, AF_LEVEL, AF_MANA, AF_RANGE, AF_READY, AF_TARGET, AF_ULTIMATE, AX_ALIVE,
@@ -61,19 +62,28 @@ def allocate(n_games: int) -> dict[str, np.ndarray]:
     return obs
 
 
-def as_tuple(obs: dict[str, np.ndarray], unit_of_slot: np.ndarray, slot_of_unit: np.ndarray) -> tuple:
+def minimap_walkability(walk: np.ndarray) -> np.ndarray:
+    """Fraction of walkable cells in each minimap cell (static, so computed once)."""
+    per = GRID // MINIMAP
+    return walk[: per * MINIMAP, : per * MINIMAP].reshape(MINIMAP, per, MINIMAP, per).mean(axis=(1, 3)).astype(np.float32)
+
+
+def as_tuple(obs: dict[str, np.ndarray], unit_of_slot: np.ndarray, slot_of_unit: np.ndarray, walk: np.ndarray,
+             target_validity: np.ndarray) -> tuple:
+    """The arrays in the order the kernels index them (O[i])."""
     return (obs["global"], obs["units"], obs["heroes"], obs["allied_heroes"], obs["modifiers"], obs["items"],
             obs["abilities"], obs["pickups"], obs["minimap"], obs["item_ids"], obs["ability_ids"], obs["unit_rel"],
             obs["nearby_map"], obs["previous_action"], obs["primary_mask"], obs["target_mask"], unit_of_slot,
-            slot_of_unit)
+            slot_of_unit, minimap_walkability(walk), target_validity, np.zeros(MAX_UNITS, np.int64),
+            np.zeros(MAX_UNITS, np.float64))
 
 
 assert ACTION_NVEC[0] == N_PRIMARY
 
 
 # ====================================================================== slot selection
-@njit(cache=True)
-def select_slots(S, g, team, unit_of_slot, slot_of_unit):
+@kernel
+def select_slots(S, g, team, unit_of_slot, slot_of_unit, scratch_units, scratch_dist):
     """Fixed slots for units 0-68; visible lane creeps fill the rest, nearest to allied heroes first."""
     uf, ui, vis = S[0], S[1], S[10]
     unit_of_slot[g, team, :] = -1
@@ -94,8 +104,9 @@ def select_slots(S, g, team, unit_of_slot, slot_of_unit):
                 slot_of_unit[g, team, u] = s
                 s += 1
         return
-    cand = np.empty(n, np.int64)
-    dist = np.empty(n, np.float64)
+    # more creeps than slots: keep the N_CREEP_SLOTS nearest to a living allied hero (insertion sort in the
+    # caller's scratch arrays, as kernels may not allocate)
+    cand, dist = scratch_units, scratch_dist
     k = 0
     for u in range(SLOT_CREEPS, MAX_UNITS):
         if ui[g, u, ALIVE] != 0 and vis[g, team, u] != 0:
@@ -106,18 +117,30 @@ def select_slots(S, g, team, unit_of_slot, slot_of_unit):
                     d = K.dist2(uf, g, u, h)
                     if d < best:
                         best = d
-            cand[k] = u
-            dist[k] = best
+            i = k
+            while i > 0 and dist[i - 1] > best:
+                dist[i] = dist[i - 1]
+                cand[i] = cand[i - 1]
+                i -= 1
+            dist[i] = best
+            cand[i] = u
             k += 1
-    order = np.argsort(dist, kind="mergesort")
-    chosen = np.sort(cand[order[:N_CREEP_SLOTS]])
+    # the chosen creeps keep unit-index order, so a slot changes only when the set changes
+    chosen = cand[:N_CREEP_SLOTS]
+    for i in range(1, N_CREEP_SLOTS):
+        v = chosen[i]
+        j = i
+        while j > 0 and chosen[j - 1] > v:
+            chosen[j] = chosen[j - 1]
+            j -= 1
+        chosen[j] = v
     for i in range(N_CREEP_SLOTS):
         unit_of_slot[g, team, N_FIXED_SLOTS + i] = chosen[i]
         slot_of_unit[g, team, chosen[i]] = N_FIXED_SLOTS + i
 
 
 # ====================================================================== team groups
-@njit(cache=True)
+@kernel
 def encode_unit(S, D, g, team, u, row):
     uf, ui, hp_hist, gi = S[0], S[1], S[8], S[7]
     night = K.is_night(gi, D[4], g)
@@ -167,7 +190,7 @@ def encode_unit(S, D, g, team, u, row):
     row[U_LANE] = (ui[g, u, LANE] + 1) / 3.0
 
 
-@njit(cache=True)
+@kernel
 def encode_team(S, D, O, g, team):
     uf, ui, hf, hi, items, stash, gi, vis = S[0], S[1], S[2], S[3], S[4], S[5], S[7], S[10]
     glob, units, heroes, allied, mods, item_f, abil_f, pickups, minimap, item_ids, ability_ids = \
@@ -210,7 +233,7 @@ def encode_team(S, D, O, g, team):
     gv[GL_ONE_VS_ONE] = 1.0 if gi[g, G_MODE] == MODE_1V1_MID else 0.0
     gv[GL_TIME_LEFT] = max(0.0, 1.0 - frame / max(gi[g, G_MAX_FRAMES], 1))
     # ---- units
-    select_slots(S, g, team, unit_of_slot, O[17])
+    select_slots(S, g, team, unit_of_slot, O[17], O[20], O[21])
     units[g, team] = 0.0
     for s in range(N_UNIT_SLOTS):
         u = unit_of_slot[g, team, s]
@@ -374,18 +397,13 @@ def encode_team(S, D, O, g, team):
             mm[cx, cy, 4 if ally else 5] += 0.25
         if ally:
             mm[cx, cy, 7] = 1.0
-    walk = D[8]
-    per = GRID // MINIMAP
+    static = O[18]  # walkability fraction per cell never changes
     for cx in range(MINIMAP):
         for cy in range(MINIMAP):
-            w = 0.0
-            for a in range(per):
-                for b in range(per):
-                    w += walk[cx * per + a, cy * per + b]
-            mm[cx, cy, 8] = w / (per * per)
+            mm[cx, cy, 8] = static[cx, cy]
 
 
-@njit(cache=True)
+@kernel
 def point_seen(S, D, g, team, px, py):
     uf, ui = S[0], S[1]
     night = K.is_night(S[7], D[4], g)
@@ -398,7 +416,7 @@ def point_seen(S, D, g, team, px, py):
 
 
 # ====================================================================== per-hero parts and masks
-@njit(cache=True)
+@kernel
 def encode_hero(S, D, O, g, h):
     uf, ui, hi = S[0], S[1], S[3]
     unit_rel, nearby, primary_mask, target_mask = O[11], O[12], O[14], O[15]
@@ -427,21 +445,19 @@ def encode_hero(S, D, O, g, h):
         rel[s, 1] = dy / 2000.0
         rel[s, 2] = math.sqrt(dx * dx + dy * dy) / 5000.0
         rel[s, 3] = 1.0 if ui[g, u, TARGET] == h else 0.0
-    # target masks: classify each slot once per target kind in use
+    # target masks: copy the team's per-kind slot validity (computed once per team in encode)
+    valid = O[19]
     for p in range(N_PRIMARY):
         if am[p] == 0:
             continue
         kind = K.target_kind_for(S, D, g, h, p)
         if kind == 0:
             continue
-        any_valid = False
-        for s in range(N_UNIT_SLOTS):
-            u = unit_of_slot[g, team, s]
-            if u >= 0 and K.valid_target(S, D, g, h, kind, u):
-                tm[p, s] = 1
-                any_valid = True
-        if not any_valid:
+        if valid[team, kind, N_UNIT_SLOTS] == 0:
             am[p] = 0  # a unit-targeted action with no valid target is not available
+            continue
+        for s in range(N_UNIT_SLOTS):
+            tm[p, s] = valid[team, kind, s]
     # nearby map: 8 x 8 cells of 256 units centred on the hero
     half = NEARBY * NEARBY_CELL / 2.0
     for a in range(NEARBY):
@@ -471,12 +487,29 @@ def encode_hero(S, D, O, g, h):
             nb[a, b, 5] = 1.0
 
 
-@njit(cache=True)
+@kernel
+def team_target_validity(S, D, O, g, team):
+    """valid[team, kind, slot] for the four target kinds; column N_UNIT_SLOTS counts the valid slots.
+    Validity depends on the hero only through its team, so it is computed once per team."""
+    valid, unit_of_slot = O[19], O[16]
+    h = team * HEROES_PER_TEAM
+    for kind in range(1, 5):
+        n = 0
+        for s in range(N_UNIT_SLOTS):
+            u = unit_of_slot[g, team, s]
+            ok = u >= 0 and K.valid_target(S, D, g, h, kind, u)
+            valid[team, kind, s] = 1 if ok else 0
+            n += 1 if ok else 0
+        valid[team, kind, N_UNIT_SLOTS] = min(n, 1)
+
+
+@kernel
 def encode(S, D, O, which):
     """Rewrite every observation group for the games listed in ``which``."""
     for i in range(which.shape[0]):
         g = which[i]
         for team in range(2):
             encode_team(S, D, O, g, team)
+            team_target_validity(S, D, O, g, team)
         for h in range(N_HEROES):
             encode_hero(S, D, O, g, h)

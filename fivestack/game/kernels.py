@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from fivestack.game.jit import kernel
 
 from fivestack.game.layout import (
     ABILITY_CD, ABILITY_LEVEL, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ACTIVE, AEGIS,
@@ -78,12 +79,7 @@ MAX_LEVEL = 25
 
 
 # ====================================================================== small helpers
-@njit(cache=True, inline="always")
-def _unpack(S):
-    return S
-
-
-@njit(cache=True)
+@kernel
 def rand01(gi, g):
     x = np.uint64(gi[g, G_RNG])
     x ^= x << np.uint64(13)
@@ -93,42 +89,42 @@ def rand01(gi, g):
     return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@kernel
 def dist2(uf, g, a, b):
     dx = uf[g, a, X] - uf[g, b, X]
     dy = uf[g, a, Y] - uf[g, b, Y]
     return dx * dx + dy * dy
 
 
-@njit(cache=True)
+@kernel
 def clampf(v, lo, hi):
     return lo if v < lo else (hi if v > hi else v)
 
 
-@njit(cache=True)
+@kernel
 def is_night(gi, rules, g):
     seconds = gi[g, G_FRAME] / FRAMES_PER_SECOND
     cycle = rules[R_DAY_NIGHT]
     return (seconds % cycle) >= cycle * 0.5
 
 
-@njit(cache=True)
+@kernel
 def health_shape(x):
     """The paper's h(x) for the health reward: more weight on the last bits of health."""
     return (x + 1.0 - (1.0 - x) ** 4) * 0.5
 
 
-@njit(cache=True)
+@kernel
 def team_of_hero(h):
     return 0 if h < HEROES_PER_TEAM else 1
 
 
-@njit(cache=True)
+@kernel
 def building_slot(team, local):
     return SLOT_BUILDINGS + team * N_BUILDINGS_PER_TEAM + local
 
 
-@njit(cache=True)
+@kernel
 def walkable(walk, x, y):
     cx = int(x / CELL)
     cy = int(y / CELL)
@@ -138,7 +134,7 @@ def walkable(walk, x, y):
 
 
 # ====================================================================== stats
-@njit(cache=True)
+@kernel
 def refresh_hero(S, D, g, h):
     """Recompute a hero's derived stats from attributes, level and inventory, keeping health fractions."""
     uf, ui, hf, hi, items = S[0], S[1], S[2], S[3], S[4]
@@ -182,7 +178,7 @@ def refresh_hero(S, D, g, h):
     uf[g, h, MOVE_SPEED] = hero_t[ht, H_SPEED] + speed
 
 
-@njit(cache=True)
+@kernel
 def net_worth(S, D, g, h):
     hf, items = S[2], S[4]
     item_t = D[2]
@@ -195,7 +191,7 @@ def net_worth(S, D, g, h):
 
 
 # ====================================================================== unit creation
-@njit(cache=True)
+@kernel
 def set_unit(S, D, g, u, team, kind, row, x, y, scale):
     """Lay out a non-hero unit from a row of the creep/building table, stats scaled by ``scale``."""
     uf, ui = S[0], S[1]
@@ -232,7 +228,7 @@ def set_unit(S, D, g, u, team, kind, row, x, y, scale):
     S[8][g, u, :] = 1.0
 
 
-@njit(cache=True)
+@kernel
 def spawn_hero(S, D, g, h):
     uf, ui, hf, hi = S[0], S[1], S[2], S[3]
     fountain = D[19]
@@ -256,7 +252,7 @@ def spawn_hero(S, D, g, h):
     hf[g, h, TP_CHANNEL] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
     uf, ui, hf, hi, items, stash, proj, gi, hp_hist = S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7], S[8]
     hero_t, rules, skill_builds, item_builds = D[0], D[4], D[5], D[6]
@@ -367,7 +363,7 @@ def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
         spawn_big_neutral(S, D, g)
 
 
-@njit(cache=True)
+@kernel
 def spawn_camp(S, D, g, camp):
     camps = D[16]
     for k in range(CAMP_SIZE):
@@ -379,7 +375,7 @@ def spawn_camp(S, D, g, camp):
         S[0][g, u, MAGIC_RES] = 0.1
 
 
-@njit(cache=True)
+@kernel
 def spawn_big_neutral(S, D, g):
     big = D[17]
     set_unit(S, D, g, SLOT_BIG_NEUTRAL, NEUTRAL_TEAM, K_BIG_NEUTRAL, CR_BIG_NEUTRAL, big[0], big[1], 1.0)
@@ -387,7 +383,7 @@ def spawn_big_neutral(S, D, g):
     S[7][g, G_BIG_RESPAWN] = -1
 
 
-@njit(cache=True)
+@kernel
 def update_protection(S, D, g):
     """Tier protection: a building is invulnerable until enough of its protectors have fallen."""
     ui = S[1]
@@ -406,7 +402,7 @@ def update_protection(S, D, g):
 
 
 # ====================================================================== spatial hash
-@njit(cache=True)
+@kernel
 def build_grid(S, g):
     uf, ui, head, nxt = S[0], S[1], S[11], S[12]
     head[g, :] = -1
@@ -420,12 +416,12 @@ def build_grid(S, g):
         head[g, c] = u
 
 
-@njit(cache=True)
+@kernel
 def can_be_attacked(ui, g, t):
     return ui[g, t, ALIVE] != 0 and ui[g, t, INVULN] == 0 and ui[g, t, PROTECTED] == 0
 
 
-@njit(cache=True)
+@kernel
 def nearest_enemy(S, g, u, radius, prefer_non_hero, need_visible):
     """The nearest attackable enemy within ``radius``; towers may prefer non-heroes."""
     uf, ui, vis, head, nxt = S[0], S[1], S[10], S[11], S[12]
@@ -463,7 +459,7 @@ def nearest_enemy(S, g, u, radius, prefer_non_hero, need_visible):
 
 
 # ====================================================================== movement and combat
-@njit(cache=True)
+@kernel
 def move_toward(S, D, g, u, tx, ty):
     """One frame of movement toward (tx, ty), sliding along blocked cells. Returns True on arrival."""
     uf, ui = S[0], S[1]
@@ -498,7 +494,7 @@ def move_toward(S, D, g, u, tx, ty):
     return step >= d
 
 
-@njit(cache=True)
+@kernel
 def spawn_projectile(S, g, src, tgt, speed, damage, ability, level):
     uf, proj = S[0], S[6]
     for p in range(MAX_PROJECTILES):
@@ -516,7 +512,7 @@ def spawn_projectile(S, g, src, tgt, speed, damage, ability, level):
     return False
 
 
-@njit(cache=True)
+@kernel
 def hero_of(ui, g, src):
     """The hero credited for damage from unit ``src``: the unit itself when it is a hero."""
     if src >= 0 and src < N_HEROES:
@@ -524,7 +520,7 @@ def hero_of(ui, g, src):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def deal_damage(S, g, src, tgt, amount, dtype):
     """Apply damage of a type (0 physical, 1 magical, 2 pure) and record who is credited."""
     uf, ui, hf, gi, assist_frame = S[0], S[1], S[2], S[7], S[14]
@@ -566,7 +562,7 @@ def deal_damage(S, g, src, tgt, amount, dtype):
     return dmg
 
 
-@njit(cache=True)
+@kernel
 def attack_damage(uf, ui, g, u):
     dmg = uf[g, u, DAMAGE]
     if ui[g, u, BUFF] > 0:
@@ -576,7 +572,7 @@ def attack_damage(uf, ui, g, u):
     return dmg
 
 
-@njit(cache=True)
+@kernel
 def attack_or_approach(S, D, g, u, t, may_move):
     """Attack ``t`` when in reach and ready, else walk toward it. Returns True when in reach."""
     uf, ui, hf, gi = S[0], S[1], S[2], S[7]
@@ -599,12 +595,12 @@ def attack_or_approach(S, D, g, u, t, may_move):
 
 
 # ====================================================================== abilities and items
-@njit(cache=True)
+@kernel
 def ability_value(abil_t, a, base_col, level):
     return abil_t[a, base_col] + abil_t[a, base_col + 1] * (level - 1)
 
 
-@njit(cache=True)
+@kernel
 def affects(ui, g, caster, t, mode):
     """mode 1: enemies (not buildings), 2: allies, 3: the caster only."""
     if ui[g, t, ALIVE] == 0:
@@ -618,7 +614,7 @@ def affects(ui, g, caster, t, mode):
     return same if mode == 2 else not same
 
 
-@njit(cache=True)
+@kernel
 def apply_effects(S, D, g, caster, t, a, level):
     """Every effect of ability ``a`` at ``level`` on one unit ``t``."""
     uf, ui = S[0], S[1]
@@ -652,7 +648,7 @@ def apply_effects(S, D, g, caster, t, a, level):
         uf[g, t, BUFF_SPEED] = abil_t[a, AB_BUFF_SPEED]
 
 
-@njit(cache=True)
+@kernel
 def apply_area(S, D, g, caster, a, level, cx, cy, radius):
     uf, ui = S[0], S[1]
     mode = int(D[1][a, AB_AFFECTS])
@@ -665,7 +661,7 @@ def apply_area(S, D, g, caster, a, level, cx, cy, radius):
                 apply_effects(S, D, g, caster, t, a, level)
 
 
-@njit(cache=True)
+@kernel
 def resolve_ability(S, D, g, caster, a, level, tu, px, py):
     """Land ability ``a``: on a unit, in an area around a unit/point, or through a projectile."""
     uf, ui = S[0], S[1]
@@ -685,7 +681,7 @@ def resolve_ability(S, D, g, caster, a, level, tu, px, py):
         apply_area(S, D, g, caster, a, level, px, py, radius)
 
 
-@njit(cache=True)
+@kernel
 def has_tp(items, g, h, tp_item):
     for s in range(N_INVENTORY):
         if items[g, h, s, IT_ID] == tp_item and items[g, h, s, IT_COOLDOWN] <= 0:
@@ -693,7 +689,7 @@ def has_tp(items, g, h, tp_item):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def consume_charge(S, D, g, h, s):
     items = S[4]
     item_t = D[2]
@@ -708,7 +704,7 @@ def consume_charge(S, D, g, h, s):
             refresh_hero(S, D, g, h)
 
 
-@njit(cache=True)
+@kernel
 def start_teleport(S, D, g, h, building):
     uf, ui, hf = S[0], S[1], S[2]
     fountain = D[19]
@@ -723,7 +719,7 @@ def start_teleport(S, D, g, h, building):
     ui[g, h, ORDER] = O_TELEPORT
 
 
-@njit(cache=True)
+@kernel
 def use_item(S, D, g, h, s, tu, px, py):
     """The active of the item in inventory slot ``s``; the caller has checked range and cooldown."""
     uf, ui = S[0], S[1]
@@ -756,12 +752,12 @@ def use_item(S, D, g, h, s, tu, px, py):
 
 
 # ====================================================================== availability (shared with the env's masks)
-@njit(cache=True)
+@kernel
 def ability_of(hi, D, g, h, k):
     return int(D[0][hi[g, h, HERO_TYPE], H_ABILITY0 + k])
 
 
-@njit(cache=True)
+@kernel
 def ability_ready(S, D, g, h, k):
     uf, ui, hi = S[0], S[1], S[3]
     level = hi[g, h, ABILITY_LEVEL + k]
@@ -771,7 +767,7 @@ def ability_ready(S, D, g, h, k):
     return uf[g, h, MANA] >= ability_value(D[1], a, AB_MANA, level)
 
 
-@njit(cache=True)
+@kernel
 def item_ready(S, D, g, h, s):
     items = S[4]
     it = items[g, h, s, IT_ID]
@@ -780,7 +776,7 @@ def item_ready(S, D, g, h, s):
     return True
 
 
-@njit(cache=True)
+@kernel
 def target_kind_for(S, D, g, h, prim):
     """What a primary action targets: 0 nothing/point, 1 attackable unit, 2 enemy non-building,
     3 ally (hero or creep), 4 allied building (town portal)."""
@@ -802,7 +798,7 @@ def target_kind_for(S, D, g, h, prim):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def valid_target(S, D, g, h, kind, t):
     """May hero ``h`` target unit ``t`` with an action whose target kind is ``kind``?"""
     uf, ui, vis = S[0], S[1], S[10]
@@ -829,17 +825,17 @@ def valid_target(S, D, g, h, kind, t):
     return False
 
 
-@njit(cache=True)
+@kernel
 def any_pickup(gi, g):
     return gi[g, G_RUNE0] != 0 or gi[g, G_RUNE0 + 1] != 0 or gi[g, G_AEGIS_ON_GROUND] != 0
 
 
-@njit(cache=True)
+@kernel
 def buyback_cost(S, D, g, h):
     return D[4][R_BUYBACK_BASE] + D[4][R_BUYBACK_LVL] * S[3][g, h, LEVEL]
 
 
-@njit(cache=True)
+@kernel
 def primary_available(S, D, g, h, prim):
     """Whether primary action ``prim`` can be taken now (targets are checked separately)."""
     uf, ui, hf, hi, items, gi = S[0], S[1], S[2], S[3], S[4], S[7]
@@ -869,14 +865,14 @@ def primary_available(S, D, g, h, prim):
 
 
 # ====================================================================== applying an action
-@njit(cache=True)
+@kernel
 def offset_point(uf, g, u, ox, oy, step):
     x = clampf(uf[g, u, X] + (ox - 4) * step, 1.0, MAP_SIZE - 1.0)
     y = clampf(uf[g, u, Y] + (oy - 4) * step, 1.0, MAP_SIZE - 1.0)
     return x, y
 
 
-@njit(cache=True)
+@kernel
 def apply_action(S, D, g, h, prim, tu, ox, oy):
     """Turn one hero's action into an order. Invalid actions are counted no-ops."""
     uf, ui, hf, hi, items, gi = S[0], S[1], S[2], S[3], S[4], S[7]
@@ -947,7 +943,7 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
         ui[g, h, ORDER] = O_CAST
 
 
-@njit(cache=True)
+@kernel
 def continue_cast(S, D, g, h):
     """Walk into range of a pending cast, then cast it (re-checking that it is still possible)."""
     uf, ui, hf, hi, items = S[0], S[1], S[2], S[3], S[4]
@@ -996,14 +992,14 @@ def continue_cast(S, D, g, h):
 
 
 # ====================================================================== per-frame unit behaviour
-@njit(cache=True)
+@kernel
 def hero_may_attack(S, g, h, t):
     ui, vis = S[1], S[10]
     return ui[g, t, ALIVE] != 0 and (ui[g, t, TEAM] == ui[g, h, TEAM] or vis[g, ui[g, h, TEAM], t] != 0) \
         and can_be_attacked(ui, g, t)
 
 
-@njit(cache=True)
+@kernel
 def update_hero(S, D, g, h):
     uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
     if hi[g, h, ACTIVE] == 0:
@@ -1075,7 +1071,7 @@ def update_hero(S, D, g, h):
             ui[g, h, ORDER] = O_NONE
 
 
-@njit(cache=True)
+@kernel
 def update_creep(S, D, g, u):
     uf, ui = S[0], S[1]
     lanes = D[7]
@@ -1105,7 +1101,7 @@ def update_creep(S, D, g, u):
     move_toward(S, D, g, u, gx, gy)
 
 
-@njit(cache=True)
+@kernel
 def update_tower(S, D, g, u):
     uf, ui, hf, gi = S[0], S[1], S[2], S[7]
     if uf[g, u, DAMAGE] <= 0.0:
@@ -1129,7 +1125,7 @@ def update_tower(S, D, g, u):
         attack_or_approach(S, D, g, u, t, False)
 
 
-@njit(cache=True)
+@kernel
 def update_neutral(S, D, g, u):
     uf, ui = S[0], S[1]
     t = ui[g, u, TARGET]
@@ -1144,7 +1140,7 @@ def update_neutral(S, D, g, u):
         uf[g, u, HP] = min(uf[g, u, HP_MAX], uf[g, u, HP] + uf[g, u, HP_MAX] * 0.02)
 
 
-@njit(cache=True)
+@kernel
 def put_item(S, D, g, h, it, charges):
     """Into the first free inventory slot, else the backpack; False when everything is full."""
     items = S[4]
@@ -1161,7 +1157,7 @@ def put_item(S, D, g, h, it, charges):
     return False
 
 
-@njit(cache=True)
+@kernel
 def swap_items(S, D, g, h):
     """Scripted item swap: keep the most valuable items in the inventory, the rest in the backpack."""
     items = S[4]
@@ -1189,7 +1185,7 @@ def swap_items(S, D, g, h):
         refresh_hero(S, D, g, h)
 
 
-@njit(cache=True)
+@kernel
 def update_courier(S, D, g, team):
     uf, ui, gi, stash = S[0], S[1], S[7], S[5]
     fountain = D[19]
@@ -1219,7 +1215,7 @@ def update_courier(S, D, g, team):
     gi[g, G_COURIER_TARGET0 + team] = target
 
 
-@njit(cache=True)
+@kernel
 def deliver_stash(S, D, g, h):
     stash = S[5]
     item_t = D[2]
@@ -1237,7 +1233,7 @@ def deliver_stash(S, D, g, h):
             w += 1
 
 
-@njit(cache=True)
+@kernel
 def scripted_purchases(S, D, g, h):
     """Buy the next item of the (randomised) build; a town-portal scroll is always kept in stock."""
     uf, ui, hf, hi, items, stash = S[0], S[1], S[2], S[3], S[4], S[5]
@@ -1281,7 +1277,7 @@ def scripted_purchases(S, D, g, h):
             hi[g, h, BUILD_POS] += 1
 
 
-@njit(cache=True)
+@kernel
 def learn_skill(S, D, g, h):
     """Scripted ability build: spend skill points on the build's next legal entry (4 = attribute bonus)."""
     hf, hi = S[2], S[3]
@@ -1310,7 +1306,7 @@ def learn_skill(S, D, g, h):
             return
 
 
-@njit(cache=True)
+@kernel
 def give_xp(S, D, g, h, amount):
     hf, hi = S[2], S[3]
     xp_table, hero_t = D[21], D[0]
@@ -1328,7 +1324,7 @@ def give_xp(S, D, g, h, amount):
         learn_skill(S, D, g, h)
 
 
-@njit(cache=True)
+@kernel
 def give_gold(S, g, h, amount):
     if S[3][g, h, ACTIVE] == 0:
         return
@@ -1336,7 +1332,7 @@ def give_gold(S, g, h, amount):
     S[9][g, h, EV_GOLD] += amount
 
 
-@njit(cache=True)
+@kernel
 def share_xp(S, D, g, team, x, y, amount):
     """Split experience among the team's living heroes within the XP radius of (x, y)."""
     uf, ui = S[0], S[1]
@@ -1355,7 +1351,7 @@ def share_xp(S, D, g, team, x, y, amount):
 
 
 # ====================================================================== deaths
-@njit(cache=True)
+@kernel
 def end_game(S, g, winner):
     gi, ev = S[7], S[9]
     if gi[g, G_DONE] != 0:
@@ -1366,7 +1362,7 @@ def end_game(S, g, winner):
         ev[g, winner * HEROES_PER_TEAM + k, EV_WIN] += 1.0
 
 
-@njit(cache=True)
+@kernel
 def kill_hero(S, D, g, v):
     uf, ui, hf, hi, gi, ev, assist_frame = S[0], S[1], S[2], S[3], S[7], S[9], S[14]
     rules = D[4]
@@ -1414,7 +1410,7 @@ def kill_hero(S, D, g, v):
         end_game(S, g, eteam)
 
 
-@njit(cache=True)
+@kernel
 def kill_building(S, D, g, u):
     uf, ui, gi, ev = S[0], S[1], S[7], S[9]
     team = ui[g, u, TEAM]
@@ -1446,7 +1442,7 @@ def kill_building(S, D, g, u):
     update_protection(S, D, g)
 
 
-@njit(cache=True)
+@kernel
 def kill_unit(S, D, g, u):
     uf, ui, hf, hi, gi, ev = S[0], S[1], S[2], S[3], S[7], S[9]
     kind = ui[g, u, KIND]
@@ -1489,7 +1485,7 @@ def kill_unit(S, D, g, u):
         share_xp(S, D, g, xp_team, x, y, uf[g, u, BOUNTY_XP])
 
 
-@njit(cache=True)
+@kernel
 def resolve_deaths(S, D, g):
     uf, ui = S[0], S[1]
     for u in range(MAX_UNITS):
@@ -1500,7 +1496,7 @@ def resolve_deaths(S, D, g):
 
 
 # ====================================================================== spawning over time
-@njit(cache=True)
+@kernel
 def free_creep_slot(ui, g):
     for u in range(SLOT_CREEPS, MAX_UNITS):
         if ui[g, u, ALIVE] == 0:
@@ -1508,7 +1504,7 @@ def free_creep_slot(ui, g):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def spawn_wave(S, D, g):
     ui, gi = S[1], S[7]
     lanes, rules = D[7], D[4]
@@ -1548,7 +1544,7 @@ def spawn_wave(S, D, g):
                 ui[g, u, WAYPOINT] = nxt
 
 
-@njit(cache=True)
+@kernel
 def spawn_runes(S, g):
     gi = S[7]
     bounty_spot = 0 if rand01(gi, g) < 0.5 else 1
@@ -1556,7 +1552,7 @@ def spawn_runes(S, g):
     gi[g, G_RUNE0 + 1 - bounty_spot] = 2 + int(rand01(gi, g) * 3.0)
 
 
-@njit(cache=True)
+@kernel
 def pick_up(S, D, g):
     """Heroes standing on a rune or the aegis take it."""
     uf, ui, hf, gi, ev = S[0], S[1], S[2], S[7], S[9]
@@ -1589,7 +1585,7 @@ def pick_up(S, D, g):
 
 
 # ====================================================================== one frame
-@njit(cache=True)
+@kernel
 def tick_statuses(S, D, g):
     """Timers, regeneration, damage over time and the fountain, for every living unit."""
     uf, ui, hf, gi = S[0], S[1], S[2], S[7]
@@ -1621,7 +1617,7 @@ def tick_statuses(S, D, g):
             deal_damage(S, g, ui[g, u, DOT_SOURCE], u, uf[g, u, DOT_DPS] * DT, 1)
 
 
-@njit(cache=True)
+@kernel
 def update_projectiles(S, D, g):
     uf, ui, proj = S[0], S[1], S[6]
     for p in range(MAX_PROJECTILES):
@@ -1648,7 +1644,7 @@ def update_projectiles(S, D, g):
             proj[g, p, PJ_Y] += dy / d * step
 
 
-@njit(cache=True)
+@kernel
 def frame_update(S, D, g):
     uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
     rules = D[4]
@@ -1718,7 +1714,7 @@ def frame_update(S, D, g):
 
 
 # ====================================================================== vision and per-step bookkeeping
-@njit(cache=True)
+@kernel
 def update_vision(S, D, g):
     """vis[g, team, u] = 1 when u is inside the vision radius of any living unit of the team."""
     uf, ui, vis = S[0], S[1], S[10]
@@ -1747,7 +1743,7 @@ def update_vision(S, D, g):
                     break
 
 
-@njit(cache=True)
+@kernel
 def lane_distance(lanes, lane, x, y):
     best = 1e30
     for w in range(lanes.shape[1] - 1):
@@ -1765,7 +1761,7 @@ def lane_distance(lanes, lane, x, y):
     return math.sqrt(best)
 
 
-@njit(cache=True)
+@kernel
 def snapshot(S, g):
     """Health and mana fractions at the start of a step, for the change events."""
     uf, ui, prev = S[0], S[1], S[15]
@@ -1775,7 +1771,7 @@ def snapshot(S, g):
         prev[g, u, 1] = uf[g, u, MANA] / uf[g, u, MANA_MAX] if alive and uf[g, u, MANA_MAX] > 0 else 0.0
 
 
-@njit(cache=True)
+@kernel
 def finish_step(S, D, g):
     """Change events, lane assignment, health history and vision at the end of a timestep."""
     uf, ui, hf, hi, gi, hp_hist, ev, prev = S[0], S[1], S[2], S[3], S[7], S[8], S[9], S[15]
@@ -1818,7 +1814,7 @@ def finish_step(S, D, g):
     update_vision(S, D, g)
 
 
-@njit(cache=True)
+@kernel
 def step_games(S, D, actions):
     """Advance every running game by one timestep. ``actions[g, h]`` = primary, delay, target unit, ox, oy;
     a primary of -1 marks an action the caller found malformed (counted as invalid)."""
@@ -1840,7 +1836,7 @@ def step_games(S, D, actions):
         finish_step(S, D, g)
 
 
-@njit(cache=True)
+@kernel
 def reset_games(S, D, which, seeds, mode, training, max_frames, hero_types):
     for i in range(which.shape[0]):
         g = which[i]
