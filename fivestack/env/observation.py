@@ -75,7 +75,7 @@ def as_tuple(obs: dict[str, np.ndarray], unit_of_slot: np.ndarray, slot_of_unit:
             obs["abilities"], obs["pickups"], obs["minimap"], obs["item_ids"], obs["ability_ids"], obs["unit_rel"],
             obs["nearby_map"], obs["previous_action"], obs["primary_mask"], obs["target_mask"], unit_of_slot,
             slot_of_unit, minimap_walkability(walk), target_validity, np.zeros(MAX_UNITS, np.int64),
-            np.zeros(MAX_UNITS, np.float64))
+            np.zeros(MAX_UNITS, np.float64), obs["offset_mask"])
 
 
 assert ACTION_NVEC[0] == N_PRIMARY
@@ -428,8 +428,10 @@ def encode_hero(S, D, O, g, h):
     am = primary_mask[g, h]
     tm = target_mask[g, h]
     tm[:] = 0
+    om = O[22][g, h]
     for p in range(N_PRIMARY):
         am[p] = 1 if K.primary_available(S, D, g, h, p) else 0
+        om[p] = 1 if K.uses_offset(S, D, g, h, p) else 0
     nb = nearby[g, h]
     nb[:] = 0.0
     if hi[g, h, ACTIVE] == 0:

@@ -160,6 +160,7 @@ HERO_GROUPS = {
 HERO_MASK_GROUPS = {
     "primary_mask": (N_PRIMARY,),  # which primary actions are available
     "target_mask": (N_PRIMARY, N_UNIT_SLOTS),  # per primary action, which unit slots are valid targets
+    "offset_mask": (N_PRIMARY,),  # which primary actions use the offset x/y parameters
 }
 ACTION_NVEC = (N_PRIMARY, N_DELAY, N_UNIT_SLOTS, N_OFFSET, N_OFFSET)
 

@@ -799,6 +799,21 @@ def target_kind_for(S, D, g, h, prim):
 
 
 @kernel
+def uses_offset(S, D, g, h, prim):
+    """Whether the offset x/y parameters matter for primary action ``prim`` (for loss masking)."""
+    hi, items = S[3], S[4]
+    if prim == A_MOVE or prim == A_ATTACK_MOVE:
+        return True
+    if prim >= A_ABILITY0 and prim < A_ABILITY0 + 4:
+        tt = int(D[1][ability_of(hi, D, g, h, prim - A_ABILITY0), AB_TARGET])
+        return tt == T_POINT or tt == T_UNIT_OFFSET
+    if prim >= A_ITEM0 and prim < A_ITEM0 + N_INVENTORY:
+        it = items[g, h, prim - A_ITEM0, IT_ID]
+        return it >= 0 and int(D[2][it, I_TARGET]) == T_POINT
+    return False
+
+
+@kernel
 def valid_target(S, D, g, h, kind, t):
     """May hero ``h`` target unit ``t`` with an action whose target kind is ``kind``?"""
     uf, ui, vis = S[0], S[1], S[10]
@@ -1390,6 +1405,7 @@ def kill_hero(S, D, g, v):
             killer = lh
         else:
             killer = -1
+    ui[g, v, KILLER_HERO] = killer  # the credited hero, for replays and stats
     gi[g, G_KILLS0 + eteam] += 1
     if killer >= 0:
         hi[g, killer, KILLS] += 1
