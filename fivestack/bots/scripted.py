@@ -63,6 +63,7 @@ BASE_RADIUS = 3900.0  # around each fountain the map is clear of trees
 ON_LANE = 800.0
 CARROT = 500.0
 CAST_PATIENCE = 45  # frames a pending cast is left alone
+GROUP_LEAD = 700.0  # a pushing hero waits for the group this far ahead of the third hero
 
 # building local indices (geometry.BUILDINGS order)
 B_T4A, B_T4B, B_BARRACKS0, B_ANCIENT, B_FOUNTAIN = 9, 10, 11, 17, 18
@@ -763,7 +764,7 @@ def weakest_enemy_creep(S, g, h, team, radius):
 # ====================================================================== one hero
 @njit(cache=True)
 def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n_front, efront,
-                engage, mem_h, out):
+                engage, group_cap, mem_h, out):
     uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
     lanes = D[7]
     fountain = D[19]
@@ -853,16 +854,19 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
     own_p = own_tower_line(S, D, g, team, lane, lane_len)
     p_here, d_lane = progress(lanes, lane_len, team, lane, x, y)
     melee = uf[g, h, PROJ_SPEED] <= 0.0
+    jitter = float(mem_h[g, h, M_SPOT_JITTER])
     if front[lane] > 0.0:
-        spot = front[lane] - (120.0 if melee else 300.0) - mem_h[g, h, M_SPOT_JITTER]
+        spot = front[lane] - (120.0 if melee else 300.0) - jitter
     else:
         spot = own_p - 250.0
     if efront[lane] < 1e8:
         spot = min(spot, efront[lane] - (150.0 if melee else reach - 50.0))
     spot = max(spot, 300.0)
-    dive = False
     obj = goal_unit
-    if pushing and obj >= 0:
+    pushing = pushing and obj >= 0
+    dive = False
+    guard = -1
+    if pushing:
         # strong enough to take the building's shots, or it is almost down
         grouped = 0
         for k in range(HEROES_PER_TEAM):
@@ -871,40 +875,36 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
                     and uf[g, a, HP] > 0.6 * uf[g, a, HP_MAX]:
                 grouped += 1
         obj_frac = uf[g, obj, HP] / uf[g, obj, HP_MAX]
-        dive = (grouped >= 3 and hi[g, h, LEVEL] >= 8) or obj_frac < 0.2
-        if ui[g, obj, KIND] != K_TOWER:
-            dive = dive or untanked_tower_near(S, g, team, uf[g, obj, X], uf[g, obj, Y], 0.0) < 0
-    # never stand in an untanked enemy tower's reach unless diving
-    if not dive:
-        limit = tower_p - TOWER_RANGE - TOWER_MARGIN
+        dive = (grouped >= 3 and hi[g, h, LEVEL] >= 8) or (obj_frac < 0.2 and grouped >= 2)
+        guard = untanked_tower_near(S, g, team, uf[g, obj, X], uf[g, obj, Y], 0.0)
+        if ui[g, obj, KIND] == K_TOWER and creeps_tanking(S, g, team, obj) >= 1:
+            guard = -1
+    else:
+        # laning: never stand in an untanked enemy tower's reach
         tanked = False
         if tower_p < 1e8:
             for tier in range(3):
                 tw = kernels.building_slot(1 - team, tier * 3 + lane)
                 if ui[g, tw, ALIVE] != 0:
-                    pt, dt = progress(lanes, lane_len, team, lane, uf[g, tw, X], uf[g, tw, Y])
-                    if abs(pt - tower_p) < 1.0 and creeps_tanking(S, g, team, tw) >= 2:
-                        tanked = True
+                    tanked = creeps_tanking(S, g, team, tw) >= 2
                     break
         if not tanked:
-            spot = min(spot, limit)
-    danger_tower = untanked_tower_near(S, g, team, x, y, 60.0)
-    if dive:
-        danger_tower = -1
+            spot = min(spot, tower_p - TOWER_RANGE - TOWER_MARGIN)
+    danger_tower = -1 if dive else untanked_tower_near(S, g, team, x, y, 60.0)
 
     # --- fight enemy heroes when the local fight is even or better
     if not losing:
         t = best_enemy_hero(S, g, h, team, reach + (250.0 if pushing else 120.0))
-        if t >= 0 and untanked_tower_near(S, g, team, uf[g, t, X], uf[g, t, Y], 0.0) < 0 \
+        if t >= 0 and (dive or untanked_tower_near(S, g, team, uf[g, t, X], uf[g, t, Y], 0.0) < 0) \
                 and danger_tower < 0 and try_target(S, D, g, h, A_ATTACK, t, 4, 4, out):
             return
     elif enemy_hero_near and danger_tower < 0:
-        # outmatched: step back toward the own tower line
-        gx, gy = progress_point(lanes, lane_len, team, lane, min(p_here, own_p) - 300.0)
+        # outmatched: give ground along the lane
+        gx, gy = progress_point(lanes, lane_len, team, lane, p_here - 800.0)
         walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out)
         return
     if danger_tower >= 0:
-        gx, gy = progress_point(lanes, lane_len, team, lane, min(p_here, spot) - 200.0)
+        gx, gy = progress_point(lanes, lane_len, team, lane, p_here - 400.0)
         walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out)
         return
 
@@ -914,25 +914,25 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
             and try_target(S, D, g, h, A_ATTACK, t, 4, 4, out):
         return
 
-    if pushing and obj >= 0:
+    if pushing:
         ox, oy = uf[g, obj, X], uf[g, obj, Y]
-        near_obj = d2xy(x, y, ox, oy) < (reach + 900.0) ** 2
+        p_obj, d_obj = progress(lanes, lane_len, team, lane, ox, oy)
         # clear the wave first, then the building
         c = weakest_enemy_creep(S, g, h, team, reach + 250.0)
-        if c >= 0 and untanked_tower_near(S, g, team, uf[g, c, X], uf[g, c, Y], 0.0) < 0 \
+        if c >= 0 and (dive or untanked_tower_near(S, g, team, uf[g, c, X], uf[g, c, Y], 0.0) < 0) \
                 and try_target(S, D, g, h, A_ATTACK, c, 4, 4, out):
             return
-        if near_obj or dive:
-            safe = dive or untanked_tower_near(S, g, team, ox, oy, 0.0) < 0
-            if safe and kernels.valid_target(S, D, g, h, 1, obj):
-                if try_target(S, D, g, h, A_ATTACK, obj, 4, 4, out):
-                    return
-            # a protected building or an untanked tower: the next protector, or wait for creeps
-        if ui[g, obj, KIND] == K_TOWER or not dive:
-            p_obj, d_obj = progress(lanes, lane_len, team, lane, ox, oy)
-            gx, gy = progress_point(lanes, lane_len, team, lane, min(spot, p_obj - reach * 0.7))
+        if (guard < 0 or dive) and p_here > p_obj - 2500.0 and kernels.valid_target(S, D, g, h, 1, obj):
+            if try_target(S, D, g, h, A_ATTACK, obj, 4, 4, out):
+                return
+        # wait just outside the guarding tower's reach for creeps (or walk up to see the building)
+        if guard >= 0 and not dive:
+            pg, dg = progress(lanes, lane_len, team, lane, uf[g, guard, X], uf[g, guard, Y])
+            wait_p = pg - TOWER_RANGE - TOWER_MARGIN - jitter
         else:
-            gx, gy = ox, oy
+            wait_p = p_obj - reach * 0.8
+        wait_p = min(wait_p, group_cap)
+        gx, gy = progress_point(lanes, lane_len, team, lane, wait_p)
         if d2xy(x, y, gx, gy) > 120.0 * 120.0:
             travel(S, D, g, h, team, lane_len, gx, gy, lane, enemy_hero_near, mem_h, out)
             return
@@ -978,6 +978,7 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed):
     front = np.empty(3, np.float64)
     n_front = np.empty(3, np.int64)
     efront = np.empty(3, np.float64)
+    prog = np.empty(HEROES_PER_TEAM, np.float64)
     for g in range(n_games):
         for k in range(HEROES_PER_TEAM):
             set_action(out, g, team * HEROES_PER_TEAM + k, A_NOOP, -1, 4, 4)
@@ -1021,6 +1022,21 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed):
             if kernels.primary_available(S, D, g, h0, A_GLYPH) and ui[g, defend, INVULN] == 0:
                 set_action(out, g, h0, A_GLYPH, -1, 4, 4)
                 continue
+        # the push advances with the group: no further than just ahead of the third hero on the lane
+        group_cap = 1e9
+        if push_lane >= 0:
+            n_prog = 0
+            for k in range(HEROES_PER_TEAM):
+                h = team * HEROES_PER_TEAM + k
+                if ui[g, h, ALIVE] != 0 and mem_h[g, h, M_RETREAT] == 0:
+                    p, d = progress(D[7], lane_len, team, push_lane, uf[g, h, X], uf[g, h, Y])
+                    prog[n_prog] = p - 0.5 * d
+                    n_prog += 1
+            if n_prog >= 3:
+                prog[:n_prog].sort()
+                group_cap = prog[n_prog - 3] + GROUP_LEAD
+            else:
+                push_lane = -1  # too few to push: back to the lanes until the others are back
         for k in range(HEROES_PER_TEAM):
             h = team * HEROES_PER_TEAM + k
             if hi[g, h, ACTIVE] == 0:
@@ -1046,7 +1062,7 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed):
                     role = ROLE_LANE
                     goal_lane = hi[g, h, ASSIGNED_LANE]
             decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n_front, efront,
-                        mem_g[g, MG_ENGAGE] / 1000.0, mem_h, out)
+                        mem_g[g, MG_ENGAGE] / 1000.0, group_cap, mem_h, out)
 
 
 class ScriptedTeam:
