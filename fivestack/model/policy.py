@@ -1,0 +1,286 @@
+"""The OpenAI-Five-shaped policy: one network, shared by the heroes of a team, told which hero it drives.
+
+Per team and timestep (the team's observation groups are shared by its K heroes):
+
+    units (189 x 43) --per-unit MLP--> unit embeddings (computed once per team) --+ hero-relative part--> max-pool
+    heroes / modifiers / items / abilities --per-element MLP--> max-pool
+    global, allied heroes, pickups --linear--; minimap and nearby map --small conv nets--
+    concat + the controlled hero's own unit embedding + hero identity --> FC --> cross-hero pool --> LSTM
+    heads: primary (dot product with action embeddings, masked), delay, unit target (attention over unit
+           embeddings, query = LSTM output + chosen action, keys gated by a learned per-action sigmoid,
+           masked by the env's valid targets), offset x / y (conditioned on the chosen action), value, win.
+
+Shapes: T teams, K heroes per team (5, or 1 in 1v1 mid), L timesteps. ``forward_sequence`` runs L steps
+from a stored LSTM state (truncated BPTT); ``act`` is one step for rollouts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from fivestack.env import spaces as sp
+from fivestack.game.layout import N_DELAY, N_HEROES, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
+from fivestack.game.patch import Patch
+
+FLOAT_TEAM_GROUPS = ("global", "units", "heroes", "allied_heroes", "modifiers", "items", "abilities", "pickups",
+                     "minimap")
+FLOAT_HERO_GROUPS = ("unit_rel", "nearby_map", "previous_action")
+MASK_GROUPS = ("primary_mask", "target_mask", "offset_mask")
+INT_GROUPS = ("item_ids", "ability_ids")
+ALL_GROUPS = FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS + MASK_GROUPS + INT_GROUPS
+
+
+@dataclass
+class PolicyConfig:
+    """Widths of the network. The paper's LSTM has 4096 units (84% of 159M parameters); on 2 CPU cores the
+    default is 256 so that a run learns in minutes. ``lstm_size=4096`` builds the paper's size."""
+
+    unit_embedding: int = 64  # ours; the paper embeds categorical values in 128 dims
+    element_hidden: int = 64
+    trunk: int = 256
+    lstm_size: int = 256  # paper: 4096
+    action_embedding: int = 64
+    cross_hero_fraction: float = 0.25  # paper: max-pool the first 25% of the vector across the team
+    normalizer_clip: float = 5.0
+
+
+class RunningNorm(nn.Module):
+    """Running mean and std of a float input's last axis; inputs are standardised and clipped to (-5, 5)."""
+
+    def __init__(self, width: int, clip: float = 5.0):
+        super().__init__()
+        self.clip = clip
+        self.register_buffer("mean", torch.zeros(width))
+        self.register_buffer("var", torch.ones(width))
+        self.register_buffer("count", torch.tensor(1e-4))
+
+    @torch.no_grad()
+    def update(self, x: torch.Tensor) -> None:
+        flat = x.reshape(-1, x.shape[-1]).double()
+        n = flat.shape[0]
+        if n == 0:
+            return
+        batch_mean = flat.mean(0)
+        batch_var = flat.var(0, unbiased=False)
+        total = self.count + n
+        delta = batch_mean - self.mean
+        self.mean += (delta * n / total).float()
+        m2 = self.var * self.count + batch_var * n + delta**2 * self.count * n / total
+        self.var.copy_((m2 / total).float())
+        self.count.copy_(total)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return ((x - self.mean) / torch.sqrt(self.var + 1e-8)).clamp(-self.clip, self.clip)
+
+
+def mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers)
+
+
+def masked_max(x: torch.Tensor, present: torch.Tensor, dim: int) -> torch.Tensor:
+    """Max-pool over ``dim`` among present elements (0 where none is present)."""
+    filled = x.masked_fill(~present.unsqueeze(-1), float("-inf"))
+    pooled = filled.amax(dim)
+    return torch.where(torch.isinf(pooled), torch.zeros_like(pooled), pooled)
+
+
+class Policy(nn.Module):
+    def __init__(self, config: PolicyConfig | None = None, patch: Patch | None = None):
+        super().__init__()
+        self.config = c = config or PolicyConfig()
+        patch = patch or Patch()
+        e, hid = c.unit_embedding, c.element_hidden
+        self.norms = nn.ModuleDict({  # keyed "obs_<group>": ModuleDict keys may not shadow its methods
+            f"obs_{name}": RunningNorm(shape[-1], c.normalizer_clip)
+            for name, shape in {**sp.TEAM_GROUPS, **sp.HERO_GROUPS}.items()
+        })
+        # sets: a shared per-element network, then max-pool
+        self.unit_net = mlp([sp.N_UNIT_FEATURES, hid, e])
+        self.unit_rel = nn.Linear(sp.N_UNIT_REL_FEATURES, 1)  # hero-relative term of the target logits
+        self.hero_net = mlp([sp.N_HERO_FEATURES + sp.N_MODIFIERS * sp.N_MODIFIER_FEATURES, hid, e])
+        self.item_embed = nn.Embedding(len(patch.items) + 1, 16)
+        self.item_net = mlp([sp.N_ITEM_FEATURES + 16, hid, e])
+        self.ability_embed = nn.Embedding(len(patch.ability_table) + 1, 16)
+        self.ability_net = mlp([sp.N_ABILITY_FEATURES + 16, hid, e])
+        self.minimap_net = nn.Sequential(
+            nn.Conv2d(sp.N_MINIMAP_CHANNELS, 16, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(16, 16, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten(),
+        )
+        self.nearby_net = nn.Sequential(
+            nn.Conv2d(sp.N_NEARBY_CHANNELS, 16, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(16, 16, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten(),
+        )
+        flat = (sp.N_GLOBAL + 5 * sp.N_ALLIED_FEATURES + sp.N_PICKUPS * sp.N_PICKUP_FEATURES + 16 * 5 * 5
+                + 16 * 4 * 4 + sp.N_PREVIOUS_ACTION + N_HEROES)
+        trunk_in = flat + 4 * e + e  # pooled units/heroes/items/abilities + own unit embedding
+        self.trunk = mlp([trunk_in, c.trunk])
+        self.n_pooled = int(c.trunk * c.cross_hero_fraction)
+        self.lstm = nn.LSTMCell(c.trunk + self.n_pooled, c.lstm_size)
+        # heads
+        a = c.action_embedding
+        self.action_embed = nn.Embedding(N_PRIMARY, a)
+        self.primary_query = nn.Linear(c.lstm_size, a)
+        self.delay_head = nn.Linear(c.lstm_size, N_DELAY)
+        self.conditioned = nn.Linear(c.lstm_size + a, c.lstm_size)  # LSTM output + chosen action
+        self.target_query = nn.Linear(c.lstm_size, e)
+        self.target_gate = nn.Embedding(N_PRIMARY, e)  # learned per-action sigmoid mask over key dims
+        self.offset_x = nn.Linear(c.lstm_size, N_OFFSET)
+        self.offset_y = nn.Linear(c.lstm_size, N_OFFSET)
+        self.value_head = nn.Linear(c.lstm_size, 1)
+        self.win_head = nn.Linear(c.lstm_size, 1)
+        nn.init.zeros_(self.target_gate.weight)
+        for head in (self.delay_head, self.offset_x, self.offset_y, self.value_head, self.win_head):
+            nn.init.normal_(head.weight, std=0.01)
+            nn.init.zeros_(head.bias)
+
+    # ------------------------------------------------------------------ state
+    def initial_state(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+        z = torch.zeros(n, self.config.lstm_size)
+        return z, z.clone()
+
+    @torch.no_grad()
+    def update_normalizers(self, obs: dict[str, torch.Tensor]) -> None:
+        for key, norm in self.norms.items():
+            norm.update(obs[key[4:]])
+
+    # ------------------------------------------------------------------ encoder
+    def encode(self, obs: dict[str, torch.Tensor], hero_slots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Observations of B team-steps -> (trunk features (B, K, trunk), unit embeddings (B, 189, E)).
+
+        The unit set is embedded once per team and shared by its K replicas (the five heroes see the same
+        units); what differs per hero (distance, who attacks whom) enters the target head directly.
+        ``hero_slots`` (B, K) are the hero indices 0-9 (also their unit slots) the K replicas drive.
+        """
+        n = {key[4:]: norm(obs[key[4:]]) for key, norm in self.norms.items()}
+        units_raw = obs["units"]
+        b, k = units_raw.shape[0], hero_slots.shape[1]
+        present = units_raw[..., sp.U_SEEN] > 0  # (B, 189)
+        unit_emb = self.unit_net(n["units"])  # (B, 189, E): once per team
+        pooled_units = masked_max(unit_emb, present, dim=1)
+        hero_in = torch.cat([n["heroes"], n["modifiers"].flatten(-2)], -1)
+        heroes = masked_max(self.hero_net(hero_in), obs["heroes"][..., sp.HX_SEEN] > 0, dim=1)
+        item_ids = obs["item_ids"].long()
+        items = self.item_net(torch.cat([n["items"], self.item_embed(item_ids + 1)], -1))
+        items = masked_max(items.flatten(1, 2), (item_ids >= 0).flatten(1, 2), dim=1)
+        ability_ids = obs["ability_ids"].long()
+        abilities = self.ability_net(torch.cat([n["abilities"], self.ability_embed(ability_ids + 1)], -1))
+        abilities = masked_max(abilities.flatten(1, 2), (ability_ids >= 0).flatten(1, 2), dim=1)
+        minimap = self.minimap_net(n["minimap"].permute(0, 3, 1, 2))
+        team_part = torch.cat([n["global"], n["allied_heroes"].flatten(1), n["pickups"].flatten(1), minimap,
+                               pooled_units, heroes, items, abilities], -1)  # (B, ...)
+        nearby = self.nearby_net(n["nearby_map"].flatten(0, 1).permute(0, 3, 1, 2)).view(b, k, -1)
+        index = hero_slots.long().view(b, k, 1).expand(b, k, unit_emb.shape[-1])
+        own = unit_emb.gather(1, index)  # the controlled hero's own unit embedding (B, K, E)
+        identity = F.one_hot(hero_slots.long(), N_HEROES).float()
+        x = torch.cat([team_part.unsqueeze(1).expand(b, k, -1), nearby, n["previous_action"], own, identity], -1)
+        return self.trunk(x), unit_emb
+
+    def cross_hero_pool(self, x: torch.Tensor) -> torch.Tensor:
+        """Append the max over the team's K replicas of the first 25% of each replica's vector."""
+        pooled = x[..., : self.n_pooled].amax(dim=-2, keepdim=True).expand(*x.shape[:-1], self.n_pooled)
+        return torch.cat([x, pooled], -1)
+
+    # ------------------------------------------------------------------ heads
+    def heads(self, core: torch.Tensor, unit_emb: torch.Tensor, unit_rel: torch.Tensor, masks: dict[str, torch.Tensor],
+              actions: torch.Tensor | None, generator: torch.Generator | None = None):
+        """Sample (``actions`` None) or score given actions, for N = B x K replicas.
+
+        core (N, H); unit_emb (B, 189, E) shared by a team's K replicas; unit_rel (N, 189, 4); masks per row.
+        Returns actions (N, 5), log-probability (N,), entropy (N,), value (N,), win logit (N,), and which
+        parameters the action uses (N, 2): [target, offset]."""
+        n_rows = core.shape[0]
+        b = unit_emb.shape[0]
+        k = n_rows // b
+        rows = torch.arange(n_rows)
+        primary_mask = masks["primary_mask"].bool()
+        primary_logits = self.primary_query(core) @ self.action_embed.weight.T
+        primary_logits = primary_logits.masked_fill(~primary_mask, -1e9)
+        primary_dist = torch.distributions.Categorical(logits=primary_logits)
+        delay_dist = torch.distributions.Categorical(logits=self.delay_head(core))
+        sample = actions is None
+        primary = torch.multinomial(primary_dist.probs, 1, generator=generator).squeeze(-1) if sample else actions[:, 0]
+        cond = F.relu(self.conditioned(torch.cat([core, self.action_embed(primary)], -1)))
+        # attention over the team's unit embeddings; gating the keys per action = gating the query
+        query = self.target_query(cond) * torch.sigmoid(self.target_gate(primary)) * 2.0  # (N, E)
+        target_logits = torch.einsum("bue,bke->bku", unit_emb, query.view(b, k, -1)).reshape(n_rows, -1)
+        target_logits = target_logits + self.unit_rel(unit_rel).squeeze(-1)
+        target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
+        uses_target = target_mask.any(-1)
+        target_dist = torch.distributions.Categorical(logits=target_logits.masked_fill(~target_mask, -1e9))
+        ox_dist = torch.distributions.Categorical(logits=self.offset_x(cond))
+        oy_dist = torch.distributions.Categorical(logits=self.offset_y(cond))
+        uses_offset = masks["offset_mask"].bool()[rows, primary]
+        if sample:
+            delay = torch.multinomial(delay_dist.probs, 1, generator=generator).squeeze(-1)
+            target = torch.multinomial(target_dist.probs, 1, generator=generator).squeeze(-1)
+            ox = torch.multinomial(ox_dist.probs, 1, generator=generator).squeeze(-1)
+            oy = torch.multinomial(oy_dist.probs, 1, generator=generator).squeeze(-1)
+            actions = torch.stack([primary, delay, target, ox, oy], -1)
+        t_used, o_used = uses_target.float(), uses_offset.float()
+        log_prob = (primary_dist.log_prob(actions[:, 0]) + delay_dist.log_prob(actions[:, 1])
+                    + t_used * target_dist.log_prob(actions[:, 2])
+                    + o_used * (ox_dist.log_prob(actions[:, 3]) + oy_dist.log_prob(actions[:, 4])))
+        entropy = (primary_dist.entropy() + delay_dist.entropy() + t_used * target_dist.entropy()
+                   + o_used * (ox_dist.entropy() + oy_dist.entropy()))
+        value = self.value_head(core).squeeze(-1)
+        win_logit = self.win_head(core).squeeze(-1)
+        return actions, log_prob, entropy, value, win_logit, torch.stack([t_used, o_used], -1)
+
+    # ------------------------------------------------------------------ one step / a sequence
+    def core_step(self, features: torch.Tensor, state, first: torch.Tensor):
+        """One LSTM step for (T, K) replicas; ``first`` (T,) resets the state where a new game starts."""
+        t, k, _ = features.shape
+        keep = (1.0 - first.float()).repeat_interleave(k).unsqueeze(-1)
+        h, c = state[0] * keep, state[1] * keep
+        x = self.cross_hero_pool(features).reshape(t * k, -1)
+        h, c = self.lstm(x, (h, c))
+        return h, (h, c)
+
+    def act(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,
+            generator: torch.Generator | None = None):
+        """One rollout step for T teams x K heroes: sampled actions (T, K, 5), log-probs, values, new state."""
+        features, unit_emb = self.encode(obs, hero_slots)
+        t, k = features.shape[:2]
+        core, state = self.core_step(features, state, first)
+        masks = {name: obs[name].flatten(0, 1) for name in MASK_GROUPS}
+        actions, log_prob, _, value, win_logit, _ = self.heads(core, unit_emb, obs["unit_rel"].flatten(0, 1), masks,
+                                                               None, generator)
+        return (actions.view(t, k, 5), log_prob.view(t, k), value.view(t, k), torch.sigmoid(win_logit).view(t, k),
+                state)
+
+    def forward_sequence(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,
+                         actions: torch.Tensor):
+        """Score stored actions over L steps from the stored start state (truncated BPTT).
+
+        Batch-first: obs groups are (T, L, ...), first (T, L), hero_slots (T, K), actions (T, L, K, 5), state
+        ((T*K, H), (T*K, H)). Returns log_prob, entropy, value, win_logit (T, L, K) and used (T, L, K, 2)."""
+        t, steps = first.shape
+        flat = {name: value.flatten(0, 1) for name, value in obs.items()}
+        features, unit_emb = self.encode(flat, hero_slots.repeat_interleave(steps, 0))
+        k = features.shape[1]
+        features = features.view(t, steps, k, -1)
+        cores = []
+        for i in range(steps):
+            core, state = self.core_step(features[:, i], state, first[:, i])
+            cores.append(core.view(t, k, -1))
+        core = torch.stack(cores, 1).flatten(0, 2)  # (T * L * K, H), team-major like ``flat``
+        masks = {name: flat[name].flatten(0, 1) for name in MASK_GROUPS}
+        _, log_prob, entropy, value, win_logit, used = self.heads(core, unit_emb, flat["unit_rel"].flatten(0, 1),
+                                                                  masks, actions.reshape(-1, 5))
+        shape = (t, steps, k)
+        return (log_prob.view(shape), entropy.view(shape), value.view(shape), win_logit.view(shape),
+                used.view(*shape, 2))
+
+
+def parameter_count(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+__all__ = ["Policy", "PolicyConfig", "RunningNorm", "ALL_GROUPS", "parameter_count", "N_UNIT_SLOTS"]

@@ -1,0 +1,207 @@
+"""Run configuration: one dataclass per component, with the paper's defaults and our CPU-scale choices
+marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[ppo]``, ``[policy]``, ``[eval]``)
+with ``--set section.key=value`` overrides; an unknown key or a value of the wrong type is one clear error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from fivestack.model.policy import PolicyConfig
+
+
+class ConfigError(ValueError):
+    """A user's mistake in a config file or an override."""
+
+
+@dataclass
+class RunConfig:
+    name: str = ""  # empty: a name from the date and time
+    runs_dir: str = "runs"
+    seed: int = 0
+    minutes: float = 0.0  # wall-clock budget; 0 = until stopped
+    max_versions: int = 0  # 0 = no limit
+    checkpoint_minutes: float = 2.0
+    torch_threads: int = 0  # 0 = torch's default
+
+
+@dataclass
+class GameSettings:
+    mode: str = "5v5"  # "5v5" or "1v1"
+    max_seconds: float = 1200.0  # ours: 20-minute games keep early CPU runs moving (the paper plays to the end)
+    training: bool = True  # randomise scripted item and skill builds
+
+
+@dataclass
+class RolloutConfig:
+    games: int = 8  # ours: games per rollout worker on 2 cores
+    segment_steps: int = 256  # paper: send data every 256 timesteps
+    sample_steps: int = 16  # paper: LSTM unroll of 16 timesteps
+
+
+@dataclass
+class PPOConfig:
+    learning_rate: float = 3e-4  # ours; paper 5e-5 at a batch of 123k-983k timesteps
+    adam_beta1: float = 0.9
+    adam_beta2: float = 0.999
+    clip: float = 0.2
+    entropy: float = 0.01
+    value_weight: float = 1.0
+    win_weight: float = 0.1  # auxiliary win-probability head (a small weight, as in the paper)
+    gae_lambda: float = 0.95
+    horizon_seconds: float = 30.0  # ours: a short first horizon; paper 180 s (gamma 0.9993)
+    team_spirit_start: float = 0.3
+    team_spirit_end: float = 0.8
+    team_spirit_versions: int = 2000  # versions over which team spirit anneals start -> end
+    batch_samples: int = 32  # ours; team-samples of 16 steps per gradient step (paper: 120 per GPU)
+    epochs: int = 1  # passes over each segment (sample reuse ~1, as in the paper)
+    steps_per_version: int = 1  # ours; paper 32 gradient steps per published version
+    grad_clip: float = 5.0  # per-parameter clip to +-5 sqrt(v)
+    max_staleness: int = 8  # drop samples older than this many versions
+
+
+@dataclass
+class EvalConfig:
+    every_versions: int = 50
+    games: int = 20
+    opponents: tuple[str, ...] = ("random", "scripted")
+
+
+@dataclass
+class TrainConfig:
+    run: RunConfig = field(default_factory=RunConfig)
+    game: GameSettings = field(default_factory=GameSettings)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+SECTIONS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
+def _coerce(section: str, key: str, value: Any, hint: Any) -> Any:
+    where = f"{section}.{key}"
+    try:
+        if hint is bool:
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+                return value.lower() in ("true", "1")
+            raise TypeError
+        if hint is int:
+            if isinstance(value, bool):
+                raise TypeError
+            if isinstance(value, float) and not value.is_integer():
+                raise TypeError
+            return int(value)
+        if hint is float:
+            if isinstance(value, bool):
+                raise TypeError
+            return float(value)
+        if hint is str:
+            if not isinstance(value, str):
+                raise TypeError
+            return value
+        if getattr(hint, "__origin__", None) is tuple:
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            return tuple(str(v) for v in value)
+    except (TypeError, ValueError):
+        pass
+    else:
+        return value
+    raise ConfigError(f"config key {where} must be {getattr(hint, '__name__', hint)}, got {value!r}")
+
+
+def _parse_literal(text: str) -> Any:
+    """An override's value as TOML would read it (numbers, booleans, quoted strings), else a plain string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply(config: TrainConfig, section: str, key: str, value: Any) -> None:
+    if section not in SECTIONS:
+        raise ConfigError(f"unknown config section [{section}]; sections: {', '.join(SECTIONS)}")
+    part = getattr(config, section)
+    hints = get_type_hints(type(part))
+    if key not in hints:
+        raise ConfigError(f"unknown config key {section}.{key}; keys in [{section}]: {', '.join(hints)}")
+    setattr(part, key, _coerce(section, key, value, hints[key]))
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
+    """Defaults, then the TOML file, then ``section.key=value`` overrides, in that order."""
+    config = TrainConfig()
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise ConfigError(f"config file {path} does not exist; pass an existing TOML file to --config")
+        try:
+            data = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+        for section, table in data.items():
+            if not isinstance(table, dict):
+                raise ConfigError(f"config file {path}: top-level key {section!r} must be a [section] table")
+            for key, value in table.items():
+                apply(config, section, key, value)
+    for item in overrides:
+        if "=" not in item or "." not in item.split("=", 1)[0]:
+            raise ConfigError(f"override {item!r} must look like section.key=value, e.g. ppo.learning_rate=1e-4")
+        name, text = item.split("=", 1)
+        section, key = name.strip().split(".", 1)
+        apply(config, section, key, _parse_literal(text.strip()))
+    validate(config)
+    return config
+
+
+def validate(config: TrainConfig) -> None:
+    if config.game.mode not in ("5v5", "1v1"):
+        raise ConfigError(f"game.mode must be '5v5' or '1v1', got {config.game.mode!r}")
+    r = config.rollout
+    if r.segment_steps % r.sample_steps != 0:
+        raise ConfigError(f"rollout.segment_steps ({r.segment_steps}) must be a multiple of rollout.sample_steps "
+                          f"({r.sample_steps})")
+    for section, key in (("rollout", "games"), ("ppo", "batch_samples"), ("ppo", "epochs"), ("ppo", "steps_per_version")):
+        if getattr(getattr(config, section), key) < 1:
+            raise ConfigError(f"{section}.{key} must be at least 1")
+    if not 0 < config.ppo.learning_rate < 1:
+        raise ConfigError(f"ppo.learning_rate must lie in (0, 1), got {config.ppo.learning_rate}")
+
+
+def from_dict(data: dict) -> TrainConfig:
+    """Rebuild a config saved with ``to_dict`` (checkpoints), with the same checks as a TOML file."""
+    config = TrainConfig()
+    for section, table in data.items():
+        for key, value in table.items():
+            apply(config, section, key, value)
+    validate(config)
+    return config
+
+
+def to_toml(config: TrainConfig) -> str:
+    lines = []
+    for section, table in config.to_dict().items():
+        lines.append(f"[{section}]")
+        for key, value in table.items():
+            if isinstance(value, bool):
+                text = "true" if value else "false"
+            elif isinstance(value, str):
+                text = f'"{value}"'
+            elif isinstance(value, (list, tuple)):
+                text = "[" + ", ".join(f'"{v}"' for v in value) + "]"
+            else:
+                text = repr(value)
+            lines.append(f"{key} = {text}")
+        lines.append("")
+    return "\n".join(lines)

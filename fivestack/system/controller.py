@@ -1,0 +1,116 @@
+"""The controller: the run's directory, versions, checkpoints and metrics.
+
+A run on disk: ``runs/NAME/config.toml``, ``checkpoints/VERSION/{model.safetensors, optim.safetensors,
+state.json}``, ``tb/`` (TensorBoard) and ``metrics.jsonl``. Checkpoints are written to a temporary folder and
+renamed into place, so a run killed mid-write keeps its previous checkpoint. Nothing is unpickled.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import time
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from fivestack.system.config import ConfigError, TrainConfig, from_dict, to_toml
+
+CHECKPOINT_FILES = ("model.safetensors", "optim.safetensors", "state.json")
+KEEP_CHECKPOINTS = 3
+
+
+class CheckpointError(ValueError):
+    """A missing or damaged checkpoint."""
+
+
+class Controller:
+    def __init__(self, run_dir: Path, config: TrainConfig):
+        self.run_dir = Path(run_dir)
+        self.config = config
+        (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.toml").write_text(to_toml(config))
+        self._metrics = open(self.run_dir / "metrics.jsonl", "a", buffering=1)
+        self._writer = None
+
+    @property
+    def tensorboard_dir(self) -> Path:
+        return self.run_dir / "tb"
+
+    def writer(self):
+        if self._writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._writer = SummaryWriter(str(self.tensorboard_dir))
+        return self._writer
+
+    # ------------------------------------------------------------------ metrics
+    def log(self, version: int, agent_steps: int, values: dict[str, float]) -> None:
+        clean = {k: float(v) for k, v in values.items() if v is not None and math.isfinite(float(v))}
+        record = {"time": time.time(), "version": version, "agent_steps": agent_steps, **clean}
+        self._metrics.write(json.dumps(record) + "\n")
+        w = self.writer()
+        for key, value in clean.items():
+            w.add_scalar(key, value, agent_steps)
+
+    # ------------------------------------------------------------------ checkpoints
+    def save(self, version: int, model: dict[str, torch.Tensor], optim: dict[str, torch.Tensor], state: dict) -> Path:
+        final = self.run_dir / "checkpoints" / f"{version:08d}"
+        tmp = self.run_dir / "checkpoints" / f".tmp-{version:08d}-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        save_file({k: v.contiguous() for k, v in model.items()}, str(tmp / "model.safetensors"))
+        save_file(optim or {"empty": torch.zeros(1)}, str(tmp / "optim.safetensors"))
+        (tmp / "state.json").write_text(json.dumps({**state, "version": version, "config": self.config.to_dict()}))
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+        for old in sorted(p for p in (self.run_dir / "checkpoints").iterdir() if p.name.isdigit())[:-KEEP_CHECKPOINTS]:
+            shutil.rmtree(old, ignore_errors=True)
+        return final
+
+    def close(self) -> None:
+        self._metrics.close()
+        if self._writer is not None:
+            self._writer.close()
+
+
+def latest_checkpoint(run_dir: Path) -> Path:
+    folder = Path(run_dir) / "checkpoints"
+    if not Path(run_dir).is_dir():
+        raise CheckpointError(f"run {run_dir} does not exist; pass an existing run folder to --resume, e.g. runs/NAME")
+    found = sorted(p for p in folder.iterdir() if p.name.isdigit()) if folder.is_dir() else []
+    if not found:
+        raise CheckpointError(f"run {run_dir} has no checkpoint yet (nothing in {folder}); start it again without "
+                              f"--resume")
+    return found[-1]
+
+
+def load_checkpoint(path: Path) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor], dict]:
+    """(model tensors, optimizer tensors, state) with one clear error for each way a checkpoint can be broken."""
+    path = Path(path)
+    for name in CHECKPOINT_FILES:
+        if not (path / name).is_file():
+            raise CheckpointError(f"checkpoint {path} is missing {name}; resume from another checkpoint or delete "
+                                  f"this folder")
+    try:
+        model = load_file(str(path / "model.safetensors"))
+        optim = load_file(str(path / "optim.safetensors"))
+    except (SafetensorError, OSError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint {path} is corrupted ({exc}); delete it to resume from the one "
+                              f"before") from None
+    try:
+        state = json.loads((path / "state.json").read_text())
+        from_dict(state["config"])
+        int(state["version"])
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, ConfigError) as exc:
+        raise CheckpointError(f"checkpoint {path} has a damaged state.json ({exc}); delete it to resume from the "
+                              f"one before") from None
+    return model, optim, state

@@ -1,0 +1,110 @@
+"""The optimizer: PPO on batches of 16-step samples, replayed through the LSTM from their stored start
+state (truncated BPTT), Adam with the +-5 sqrt(v) clip, and the version counter."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from fivestack.model.policy import Policy
+from fivestack.rl.gae import gamma_from_horizon
+from fivestack.rl.normalize import RunningStd
+from fivestack.rl.optim import clip_by_adam_second_moment
+from fivestack.rl.ppo import masked_mean, policy_loss, value_loss
+from fivestack.system.config import PPOConfig
+from fivestack.system.messages import SampleBatch
+
+
+def to_torch(batch: SampleBatch) -> dict[str, torch.Tensor]:
+    return {name: torch.from_numpy(arr) for name, arr in batch.obs.items()}
+
+
+class Optimizer:
+    def __init__(self, policy: Policy, config: PPOConfig):
+        self.policy = policy
+        self.config = config
+        self.adam = torch.optim.Adam(policy.parameters(), lr=config.learning_rate,
+                                     betas=(config.adam_beta1, config.adam_beta2), eps=1e-5)
+        self.return_std = RunningStd(gamma_from_horizon(config.horizon_seconds))
+        self.version = 0
+        self.grad_steps = 0
+
+    @property
+    def value_scale(self) -> float:
+        return self.return_std.std
+
+    def observe(self, batch: SampleBatch) -> None:
+        """Update the running statistics (reward scale, input normalisers) from new experience."""
+        self.return_std.update(batch.returns)
+        obs = to_torch(batch)
+        self.policy.update_normalizers({k: v.flatten(0, 1) for k, v in obs.items()})
+
+    def train(self, batch: SampleBatch) -> dict[str, float]:
+        c = self.config
+        s, k = batch.hero_slots.shape
+        obs = to_torch(batch)
+        state = (torch.from_numpy(batch.h0).reshape(s * k, -1), torch.from_numpy(batch.c0).reshape(s * k, -1))
+        actions = torch.from_numpy(batch.actions)
+        log_prob, entropy, value, win_logit, used = self.policy.forward_sequence(
+            obs, state, torch.from_numpy(batch.first), torch.from_numpy(batch.hero_slots), actions)
+        adv = torch.from_numpy(batch.advantages)
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        returns = torch.from_numpy(batch.returns) / self.value_scale
+        pg_loss, clip_frac = policy_loss(log_prob, torch.from_numpy(batch.log_prob), adv, c.clip)
+        v_loss = value_loss(value, returns)
+        ent = entropy.mean()
+        win_loss = F.binary_cross_entropy_with_logits(win_logit, torch.from_numpy(batch.win_target))
+        loss = pg_loss + c.value_weight * v_loss - c.entropy * ent + c.win_weight * win_loss
+        self.adam.zero_grad(set_to_none=True)
+        loss.backward()
+        grad_clipped = clip_by_adam_second_moment(self.adam, c.grad_clip)
+        self.adam.step()
+        self.grad_steps += 1
+        if self.grad_steps % c.steps_per_version == 0:
+            self.version += 1
+        with torch.no_grad():
+            approx_kl = masked_mean(torch.from_numpy(batch.log_prob) - log_prob, None)
+        return {"loss/policy": float(pg_loss), "loss/value": float(v_loss), "loss/entropy": float(ent),
+                "loss/win": float(win_loss), "loss/total": float(loss), "ppo/clip_fraction": float(clip_frac),
+                "ppo/approx_kl": float(approx_kl), "ppo/grad_clipped_fraction": grad_clipped,
+                "ppo/target_used": float(used[..., 0].mean()), "ppo/offset_used": float(used[..., 1].mean()),
+                "value/scale": self.value_scale}
+
+    # ------------------------------------------------------------------ checkpoint state
+    def optimizer_tensors(self) -> dict[str, torch.Tensor]:
+        out = {}
+        for i, p in enumerate(self.policy.parameters()):
+            state = self.adam.state.get(p)
+            if state:
+                out[f"{i}.exp_avg"] = state["exp_avg"].contiguous()
+                out[f"{i}.exp_avg_sq"] = state["exp_avg_sq"].contiguous()
+                out[f"{i}.step"] = torch.as_tensor(float(state["step"])).reshape(1)
+        return out
+
+    def load_optimizer_tensors(self, tensors: dict[str, torch.Tensor]) -> None:
+        for i, p in enumerate(self.policy.parameters()):
+            if f"{i}.exp_avg" in tensors:
+                if tensors[f"{i}.exp_avg"].shape != p.shape:
+                    raise ValueError(f"optimizer state for parameter {i} has shape {tuple(tensors[f'{i}.exp_avg'].shape)}"
+                                     f", the model's is {tuple(p.shape)}: the checkpoint is from another model size")
+                self.adam.state[p] = {"step": torch.tensor(float(tensors[f"{i}.step"][0])),
+                                      "exp_avg": tensors[f"{i}.exp_avg"].clone(),
+                                      "exp_avg_sq": tensors[f"{i}.exp_avg_sq"].clone()}
+
+    def scalars(self) -> dict:
+        return {"version": self.version, "grad_steps": self.grad_steps, "return_std": self.return_std.state_dict()}
+
+    def load_scalars(self, state: dict) -> None:
+        self.version = int(state["version"])
+        self.grad_steps = int(state["grad_steps"])
+        self.return_std.load_state_dict(state["return_std"])
+
+
+def team_spirit(config: PPOConfig, version: int) -> float:
+    """Team spirit tau, annealed linearly from start to end over ``team_spirit_versions``."""
+    frac = min(1.0, version / max(config.team_spirit_versions, 1))
+    return config.team_spirit_start + frac * (config.team_spirit_end - config.team_spirit_start)
+
+
+__all__ = ["Optimizer", "team_spirit", "np"]

@@ -1,0 +1,161 @@
+"""The rollout worker: plays N self-play games with an inference callable and sends 256-step segments,
+cut into 16-step samples, each with the LSTM state at its start and the parameter version it came from.
+
+Games that end are restarted at once with fresh seeds (the ``first`` flag resets the LSTM state there);
+a truncated game is bootstrapped with the value of its last observation.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from fivestack.env.batched import BatchedEnv
+from fivestack.env.events import WEIGHT_VECTOR
+from fivestack.game.engine import GameConfig
+from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_EVENTS, N_HEROES
+from fivestack.model.policy import ALL_GROUPS
+from fivestack.rl.gae import gae, gamma_from_horizon
+from fivestack.rl.rewards import shaped_reward
+from fivestack.system.config import TrainConfig
+from fivestack.system.inference import initial_state
+from fivestack.system.messages import HERO_AXIS_GROUPS, InferenceRequest, InferenceResult, SampleBatch
+
+InferenceFn = Callable[[InferenceRequest], InferenceResult]
+
+
+def active_heroes(mode: str) -> np.ndarray:
+    """(2, K) hero indices each team's replicas drive: all five, or the one mid hero in 1v1."""
+    k = 1 if mode == "1v1" else HEROES_PER_TEAM
+    return np.stack([np.arange(k), HEROES_PER_TEAM + np.arange(k)])
+
+
+def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.ndarray]:
+    """Env observations (games, 2, ...) / (games, 10, ...) -> team-major (2 games, ...) / (2 games, K, ...)."""
+    out = {}
+    for name in ALL_GROUPS:
+        arr = obs[name]
+        if name in HERO_AXIS_GROUPS:
+            out[name] = arr[:, heroes].reshape(arr.shape[0] * 2, heroes.shape[1], *arr.shape[2:])
+        else:
+            out[name] = arr.reshape(arr.shape[0] * 2, *arr.shape[2:])
+    return out
+
+
+class RolloutWorker:
+    def __init__(self, config: TrainConfig, seed: int):
+        self.config = config
+        game = GameConfig(mode=config.game.mode, max_seconds=config.game.max_seconds, training=config.game.training)
+        self.env = BatchedEnv(config.rollout.games, game)
+        self.n_games = config.rollout.games
+        self.heroes = active_heroes(config.game.mode)
+        self.k = self.heroes.shape[1]
+        self.n_teams = 2 * self.n_games
+        self.hero_slots = np.tile(self.heroes, (self.n_games, 1)).astype(np.int64)  # (T, K)
+        self.gamma = gamma_from_horizon(config.ppo.horizon_seconds)
+        self.next_seed = int(seed) * 1_000_003
+        self.obs = self.env.reset(self._take_seeds(self.n_games))
+        self.state = initial_state(self.n_teams * self.k, config.policy.lstm_size)
+        self.first = np.ones(self.n_teams, np.float32)
+        self.results: list[dict] = []  # finished games since the last segment
+
+    def _take_seeds(self, n: int) -> np.ndarray:
+        seeds = np.arange(self.next_seed, self.next_seed + n, dtype=np.uint64)
+        self.next_seed += n
+        return seeds
+
+    def _env_actions(self, actions: np.ndarray) -> np.ndarray:
+        out = np.zeros((self.n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
+        out[..., 2] = -1
+        out[:, self.heroes.reshape(-1)] = actions.reshape(self.n_games, 2 * self.k, N_ACTION_FIELDS)
+        return out
+
+    def collect(self, infer: InferenceFn, team_spirit: float) -> SampleBatch:
+        """Play one segment (``rollout.segment_steps`` steps of every game) and return it as samples."""
+        steps, sample_steps = self.config.rollout.segment_steps, self.config.rollout.sample_steps
+        n_samples = steps // sample_steps
+        t, k = self.n_teams, self.k
+        first_view = team_view(self.obs, self.heroes)
+        seg_obs = {name: np.empty((steps, *arr.shape), arr.dtype) for name, arr in first_view.items()}
+        actions = np.empty((steps, t, k, N_ACTION_FIELDS), np.int64)
+        log_prob = np.empty((steps, t, k), np.float32)
+        values = np.empty((steps, t, k), np.float32)
+        rewards = np.empty((steps, t, k), np.float32)
+        firsts = np.empty((steps, t), np.float32)
+        ends = np.zeros((steps, t), np.float32)
+        outcome = np.zeros((steps, t), np.float32)
+        h0 = np.empty((n_samples, t * k, self.state[0].shape[1]), np.float32)
+        c0 = np.empty_like(h0)
+        event_sums = np.zeros(N_EVENTS, np.float64)
+        version = -1
+        for i in range(steps):
+            view = team_view(self.obs, self.heroes)
+            for name, arr in view.items():
+                seg_obs[name][i] = arr
+            if i % sample_steps == 0:
+                h0[i // sample_steps], c0[i // sample_steps] = self.state
+            request = InferenceRequest({n: seg_obs[n][i] for n in seg_obs}, self.hero_slots, self.state, self.first)
+            result = infer(request)
+            version = result.version if version < 0 else version
+            actions[i], log_prob[i], values[i], firsts[i] = result.actions, result.log_prob, result.value, self.first
+            self.obs, events, terminated, truncated, info = self.env.step(self._env_actions(result.actions))
+            team_events = events[:, self.heroes]  # (games, 2, K, E)
+            event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
+            reward = shaped_reward(team_events, info["seconds"], team_spirit).reshape(t, k)
+            ended = terminated | truncated
+            if truncated.any():  # bootstrap a cut-off game from the value of its last observation
+                last = infer(InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots, result.state,
+                                              np.zeros(t, np.float32)))
+                cut = np.repeat(truncated, 2)
+                reward[cut] += self.gamma * last.value[cut]
+            rewards[i] = reward
+            self.state = result.state
+            self.first = np.repeat(ended, 2).astype(np.float32)
+            if ended.any():
+                done = np.flatnonzero(ended)
+                ends[i] = self.first
+                for g in done:
+                    winner = int(info["winner"][g])
+                    outcome[i, 2 * g] = 0.5 if winner < 0 else float(winner == 0)
+                    outcome[i, 2 * g + 1] = 0.5 if winner < 0 else float(winner == 1)
+                    self.results.append({"winner": winner, "seconds": float(info["seconds"][g]),
+                                         "truncated": bool(truncated[g])})
+                self.env.reset_games(done, self._take_seeds(done.size))
+        # bootstrap the segment's end from the value (and win probability) of the next observation
+        last = infer(InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots, self.state, self.first))
+        advantages, returns = gae(rewards, values, ends[..., None], last.value, self.gamma, self.config.ppo.gae_lambda)
+        win_target = np.empty_like(values)
+        target = last.win_prob
+        for i in range(steps - 1, -1, -1):
+            target = np.where(ends[i][:, None] > 0, outcome[i][:, None], target)
+            win_target[i] = target
+        samples = self._cut(seg_obs, actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version)
+        samples.info = {"event_sums": event_sums, "hero_steps": steps * t * k, "games": self.results,
+                        "reward_mean": float(rewards.mean())}
+        self.results = []
+        return samples
+
+    def _cut(self, seg_obs, actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version) -> SampleBatch:
+        """(L_segment, T, ...) arrays -> (samples * T, L_sample, ...), sample-major then team."""
+        sample_steps = self.config.rollout.sample_steps
+        n_samples = firsts.shape[0] // sample_steps
+        t, k = self.n_teams, self.k
+
+        def cut(arr: np.ndarray) -> np.ndarray:
+            arr = arr.reshape(n_samples, sample_steps, t, *arr.shape[2:])
+            arr = np.swapaxes(arr, 1, 2)
+            return np.ascontiguousarray(arr.reshape(n_samples * t, sample_steps, *arr.shape[3:]))
+
+        state_shape = (n_samples * t, k, h0.shape[-1])
+        return SampleBatch(
+            obs={name: cut(arr) for name, arr in seg_obs.items()},
+            hero_slots=np.tile(self.hero_slots, (n_samples, 1)), actions=cut(actions), log_prob=cut(log_prob),
+            advantages=cut(advantages), returns=cut(returns), win_target=cut(win_target), first=cut(firsts),
+            h0=h0.reshape(state_shape), c0=c0.reshape(state_shape),
+            version=np.full(n_samples * t, version, np.int64))
+
+
+def weighted_event_means(event_sums: np.ndarray, hero_steps: int) -> np.ndarray:
+    """Mean reward per hero-step contributed by each event type (the paper's weights, before shaping)."""
+    return event_sums * WEIGHT_VECTOR / max(hero_steps, 1)
