@@ -2,6 +2,7 @@
 
     fivestack play --radiant scripted --dire random --seed 1 [--mode 5v5|1v1] [--max-minutes 60]
                    [--games N] [--replay FILE]
+    fivestack train [--config F] [--set section.key=value ...] [--resume runs/NAME]
 
 Errors a user can cause (an unknown agent or mode, a bad number, a replay path that cannot be written)
 end in one line on stderr and exit code 2, never a traceback.
@@ -168,6 +169,60 @@ def play(
     for game in result.games:
         if game.replay is not None:
             out.print(f"Replay saved to {game.replay}")
+
+
+
+
+@app.command()
+def train(
+    config: Path = typer.Option(None, "--config", help="TOML run configuration (sections run, game, rollout, ppo, "
+                                                       "policy, eval)."),
+    set_: list[str] = typer.Option([], "--set", help="Override one key, e.g. --set ppo.learning_rate=1e-4 "
+                                                     "(repeatable)."),
+    runner: str = typer.Option("serial", "--runner", help="serial: every component in this process."),
+    resume: Path = typer.Option(None, "--resume", help="Continue the run in this folder (runs/NAME) from its latest "
+                                                       "checkpoint."),
+) -> None:
+    """Train a team by self-play (latest vs latest) with PPO; checkpoints, TensorBoard and metrics.jsonl go to
+    runs/NAME."""
+    from fivestack.system.config import ConfigError, load_config
+    from fivestack.system.controller import CheckpointError
+
+    if runner != "serial":
+        _fail(f"--runner {runner!r} is not available in this build; use --runner serial")
+    try:
+        if resume is not None:
+            run_config = resume / "config.toml"
+            if not run_config.is_file():
+                _fail(f"--resume {str(resume)!r}: no run there (no config.toml); pass a folder such as runs/NAME")
+            cfg = load_config(run_config, list(set_))
+        else:
+            cfg = load_config(config, list(set_))
+        from fivestack.system.serial import SerialRunner
+
+        trainer = SerialRunner(cfg, resume=resume)
+    except (ConfigError, CheckpointError, FileExistsError, ValueError) as exc:
+        _fail(str(exc))
+        return
+    console = Console()
+    console.print(trainer.describe())
+    budget = cfg.run.minutes * 60.0
+    columns = [TextColumn("version {task.fields[version]}"), BarColumn(),
+               TextColumn("{task.fields[steps]:,} agent-steps  {task.fields[rate]:,.0f}/s  {task.fields[wins]}"),
+               TimeElapsedColumn()]
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("train", total=budget or None, version=trainer.optimizer.version, steps=0, rate=0.0,
+                            wins="")
+
+        def show(p) -> None:
+            wins = "  ".join(f"vs {k} {v:.0%}" for k, v in p.win_rates.items())
+            bar.update(task, completed=min(p.elapsed, budget) if budget else None, version=p.version,
+                       steps=p.agent_steps, rate=p.agent_steps_per_s, wins=wins)
+
+        final = trainer.run(on_progress=show)
+    console.print(f"stopped at version {final.version} after {final.agent_steps:,} agent-steps; "
+                  f"checkpoint in {trainer.run_dir / 'checkpoints'}; resume with: fivestack train --resume "
+                  f"{trainer.run_dir}")
 
 
 if __name__ == "__main__":  # pragma: no cover

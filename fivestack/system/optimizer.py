@@ -65,8 +65,8 @@ class Optimizer:
             self.version += 1
         with torch.no_grad():
             approx_kl = masked_mean(torch.from_numpy(batch.log_prob) - log_prob, None)
-        return {"loss/policy": float(pg_loss), "loss/value": float(v_loss), "loss/entropy": float(ent),
-                "loss/win": float(win_loss), "loss/total": float(loss), "ppo/clip_fraction": float(clip_frac),
+        return {"loss/policy": pg_loss.item(), "loss/value": v_loss.item(), "loss/entropy": ent.item(),
+                "loss/win": win_loss.item(), "loss/total": loss.item(), "ppo/clip_fraction": clip_frac.item(),
                 "ppo/approx_kl": float(approx_kl), "ppo/grad_clipped_fraction": grad_clipped,
                 "ppo/target_used": float(used[..., 0].mean()), "ppo/offset_used": float(used[..., 1].mean()),
                 "value/scale": self.value_scale}
