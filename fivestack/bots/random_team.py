@@ -10,17 +10,16 @@ random team plugs straight into ``GameBatch.step``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-
 from fivestack.game import kernels
 from fivestack.game.engine import GameBatch
+from fivestack.game.jit import kernel
 from fivestack.game.layout import (
     ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, G_DONE, HEROES_PER_TEAM, MAX_UNITS,
     N_DELAY, N_OFFSET, N_PRIMARY,
 )
 
 
-@njit(cache=True)
+@kernel
 def _next(rng):
     """xorshift64 on a one-element uint64 array; returns a float in [0, 1)."""
     x = rng[0]
@@ -31,20 +30,19 @@ def _next(rng):
     return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@kernel
 def _pick(rng, n):
     k = int(_next(rng) * n)
     return n - 1 if k >= n else k
 
 
-@njit(cache=True)
-def random_team_act(S, D, team, out, rng):
-    """Fill ``out[:, team's heroes, :]`` with uniformly random available actions and valid targets."""
+@kernel
+def random_team_act(S, D, team, out, rng, prims, targets, n_targets, computed):
+    """Fill ``out[:, team's heroes, :]`` with uniformly random available actions and valid targets.
+    Working memory (kernels do not allocate): ``prims`` int64 (N_PRIMARY,), ``targets`` int64 (5, MAX_UNITS)
+    valid targets per target kind 1..4, ``n_targets`` int64 (5,), ``computed`` bool (5,)."""
     gi = S[7]
     n_games = out.shape[0]
-    prims = np.empty(N_PRIMARY, np.int64)
-    targets = np.empty((5, MAX_UNITS), np.int64)  # valid targets per target kind 1..4
-    n_targets = np.zeros(5, np.int64)
     for g in range(n_games):
         for k in range(HEROES_PER_TEAM):
             h = team * HEROES_PER_TEAM + k
@@ -55,8 +53,9 @@ def random_team_act(S, D, team, out, rng):
             out[g, h, ACT_OFFSET_Y] = 4
             if gi[g, G_DONE] != 0:
                 continue
-            n_targets[:] = 0
-            computed = np.zeros(5, np.bool_)
+            for kind in range(5):
+                n_targets[kind] = 0
+                computed[kind] = False
             n = 0
             for p in range(N_PRIMARY):
                 if not kernels.primary_available(S, D, g, h, p):
@@ -96,10 +95,15 @@ class RandomTeam:
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
         z ^= z >> 31
         self._rng = np.array([z or 1], dtype=np.uint64)
+        self._prims = np.zeros(N_PRIMARY, np.int64)
+        self._targets = np.zeros((5, MAX_UNITS), np.int64)
+        self._n_targets = np.zeros(5, np.int64)
+        self._computed = np.zeros(5, np.bool_)
 
     def act(self, game: GameBatch, out: np.ndarray) -> None:
         """Fill ``out[:, heroes of this team, :]`` (int64, (n_games, 10, 5)) for every game."""
-        random_team_act(game.state, game.data, self.team, out, self._rng)
+        random_team_act(game.state, game.data, self.team, out, self._rng, self._prims, self._targets,
+                        self._n_targets, self._computed)
 
 
 __all__ = ["RandomTeam", "random_team_act"]

@@ -30,19 +30,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from fivestack.game import kernels
 from fivestack.game.engine import GameBatch
+from fivestack.game.jit import kernel
 from fivestack.game.layout import (
-    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ACTIVE, ALIVE, ARMOR, ASSIGNED_LANE, G_RNG,
-    ATTACK_PERIOD, ATTACK_RANGE, A_ABILITY0, A_ATTACK, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE, A_NOOP,
-    A_TOWN_PORTAL, BUFF, BUFF_ARMOR, DAMAGE, DIRE, G_DONE, G_FRAME, G_GLYPH_CD0, G_KILLS0, G_MODE,
-    G_TOWERS_LOST0, HEROES_PER_TEAM, HP, HP_MAX, INVULN, IT_ID, K_ANCIENT, K_BARRACKS, K_COURIER,
-    K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN, K_HERO, K_TOWER, KIND, LANE, LEVEL, MANA,
-    MANA_MAX, MAX_UNITS, MODE_1V1_MID, MOVE_STEP, N_BUILDINGS_PER_TEAM, N_HEROES, N_INVENTORY, ORDER,
-    O_CAST, O_HOLD, O_MOVE, O_TELEPORT, PROJ_SPEED, PROTECTED, REGEN, RESPAWN, SLOT_BUILDINGS, SLOT_CREEPS, STUN,
-    TARGET, TARGET_OFFSET_STEP, TEAM, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y, FRAMES_PER_SECOND,
+    ACTIVE, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ALIVE, ARMOR, ASSIGNED_LANE,
+    ATTACK_PERIOD, ATTACK_RANGE, ATTACK_READY, A_ABILITY0, A_ATTACK, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0,
+    A_MOVE, A_NOOP, A_TOWN_PORTAL, BUFF, BUFF_ARMOR, DAMAGE, DIRE, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_DONE,
+    G_FRAME, G_GLYPH_CD0, G_KILLS0, G_MODE, G_RNG, G_TOWERS_LOST0, HEROES_PER_TEAM, HP, HP_HISTORY_LEN, HP_MAX,
+    INVULN, IT_ID, KIND, K_ANCIENT, K_BARRACKS, K_COURIER, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE,
+    K_FOUNTAIN, K_HERO, K_TOWER, LANE, LEVEL, MANA, MANA_MAX, MAX_UNITS, MODE_1V1_MID, MOVE_SPEED, MOVE_STEP,
+    N_BUILDINGS_PER_TEAM, N_HEROES, N_INVENTORY, ORDER, O_CAST, O_HOLD, O_MOVE, O_TELEPORT, PROJ_SPEED,
+    PROTECTED, REGEN, RESPAWN, SLOT_BUILDINGS, SLOT_CREEPS, STUN, TARGET, TARGET_OFFSET_STEP, TEAM, T_NONE,
+    T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y,
 )
 
 # ---------------------------------------------------------------- tuning (seconds, world units, fractions)
@@ -63,6 +64,8 @@ BASE_RADIUS = 3900.0  # around each fountain the map is clear of trees
 ON_LANE = 800.0
 CARROT = 500.0
 CAST_PATIENCE = 45  # frames a pending cast is left alone
+LH_HISTORY_STEPS = 3  # health trend window for last-hit timing
+LH_HOLD_HITS = 2.5  # hold fire while a creep in range is within this many of the hero's hits of dying
 GROUP_LEAD = 700.0  # a pushing hero waits for the group this far ahead of the third hero
 
 # building local indices (geometry.BUILDINGS order)
@@ -93,7 +96,7 @@ ROLE_LANE, ROLE_PUSH, ROLE_DEFEND = 0, 1, 2
 
 
 # ====================================================================== lane geometry
-@njit(cache=True)
+@kernel
 def lane_length(lanes, lane):
     total = 0.0
     for w in range(lanes.shape[1] - 1):
@@ -103,7 +106,7 @@ def lane_length(lanes, lane):
     return total
 
 
-@njit(cache=True)
+@kernel
 def lane_project(lanes, lane, x, y):
     """(arc length from the Radiant end of the nearest lane point, distance to it)."""
     best = 1e30
@@ -126,7 +129,7 @@ def lane_project(lanes, lane, x, y):
     return best_s, math.sqrt(best)
 
 
-@njit(cache=True)
+@kernel
 def lane_point(lanes, lane, s):
     """The lane point at arc length ``s`` from the Radiant end."""
     acc = 0.0
@@ -146,25 +149,25 @@ def lane_point(lanes, lane, s):
     return lanes[lane, n - 1, 0], lanes[lane, n - 1, 1]
 
 
-@njit(cache=True)
+@kernel
 def progress(lanes, lane_len, team, lane, x, y):
     """How far along ``lane`` a point is from ``team``'s end, and its distance to the lane."""
     s, d = lane_project(lanes, lane, x, y)
     return (s if team == 0 else lane_len[lane] - s), d
 
 
-@njit(cache=True)
+@kernel
 def progress_point(lanes, lane_len, team, lane, p):
     p = kernels.clampf(p, 0.0, lane_len[lane])
     return lane_point(lanes, lane, p if team == 0 else lane_len[lane] - p)
 
 
-@njit(cache=True)
+@kernel
 def d2xy(ax, ay, bx, by):
     return (ax - bx) * (ax - bx) + (ay - by) * (ay - by)
 
 
-@njit(cache=True)
+@kernel
 def rng_next(mem_g, g):
     """xorshift64 on the game's own bot memory: a float in [0, 1). Never touches the game's RNG."""
     x = np.uint64(mem_g[g, MG_RNG])
@@ -175,7 +178,7 @@ def rng_next(mem_g, g):
     return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@kernel
 def new_game_memory(S, g, team, mem_g, mem_h, seed):
     """Fresh memory for a new game, with this game's random style drawn from the bot seed and the game's
     own RNG state at its start (so that games differ with their seeds, and replays are reproducible)."""
@@ -203,7 +206,7 @@ def new_game_memory(S, g, team, mem_g, mem_h, seed):
 
 
 # ====================================================================== action helpers
-@njit(cache=True)
+@kernel
 def set_action(out, g, h, prim, target, ox, oy):
     out[g, h, ACT_PRIMARY] = prim
     out[g, h, ACT_DELAY] = 0
@@ -212,13 +215,13 @@ def set_action(out, g, h, prim, target, ox, oy):
     out[g, h, ACT_OFFSET_Y] = oy
 
 
-@njit(cache=True)
+@kernel
 def offset_cell(d, step):
     k = int(round(d / step))
     return min(max(k, -4), 4) + 4
 
 
-@njit(cache=True)
+@kernel
 def issue_move(S, D, g, h, gx, gy, out):
     """A move toward (gx, gy): the farthest offset cell in its direction (re-issued every step)."""
     uf = S[0]
@@ -238,7 +241,7 @@ def issue_move(S, D, g, h, gx, gy, out):
     set_action(out, g, h, A_MOVE, -1, ox, oy)
 
 
-@njit(cache=True)
+@kernel
 def try_target(S, D, g, h, prim, t, ox, oy, out):
     """Issue ``prim`` on unit ``t`` when it is available and ``t`` is a valid target for it."""
     if not kernels.primary_available(S, D, g, h, prim):
@@ -250,7 +253,7 @@ def try_target(S, D, g, h, prim, t, ox, oy, out):
     return True
 
 
-@njit(cache=True)
+@kernel
 def phys_mult(uf, ui, g, t):
     a = uf[g, t, ARMOR]
     if ui[g, t, BUFF] > 0:
@@ -258,29 +261,29 @@ def phys_mult(uf, ui, g, t):
     return 1.0 - 0.06 * a / (1.0 + 0.06 * abs(a))
 
 
-@njit(cache=True)
+@kernel
 def is_lane_creep(kind):
     return kind == K_CREEP_MELEE or kind == K_CREEP_RANGED or kind == K_CREEP_SIEGE
 
 
-@njit(cache=True)
+@kernel
 def is_building(kind):
     return kind == K_TOWER or kind == K_BARRACKS or kind == K_ANCIENT or kind == K_FOUNTAIN
 
 
-@njit(cache=True)
+@kernel
 def hero_dps(uf, ui, g, u):
     return kernels.attack_damage(uf, ui, g, u) / max(uf[g, u, ATTACK_PERIOD], 0.2)
 
 
 # ====================================================================== navigation
-@njit(cache=True)
+@kernel
 def in_base(D, team, x, y):
     f = D[19]
     return d2xy(x, y, f[team, 0], f[team, 1]) < BASE_RADIUS * BASE_RADIUS
 
 
-@njit(cache=True)
+@kernel
 def nav_goal(S, D, g, h, team, lane_len, gx, gy, lane):
     """Next point on the way to (gx, gy), which lies on or near ``lane`` (-1: the own fountain).
 
@@ -325,7 +328,7 @@ def nav_goal(S, D, g, h, team, lane_len, gx, gy, lane):
     return progress_point(lanes, lane_len, team, best_l, best_p)
 
 
-@njit(cache=True)
+@kernel
 def walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out):
     """Walk toward a goal along lanes, side-stepping when the hero has been stuck."""
     uf = S[0]
@@ -338,7 +341,7 @@ def walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out):
     issue_move(S, D, g, h, nx, ny, out)
 
 
-@njit(cache=True)
+@kernel
 def tp_building(S, D, g, h, team, gx, gy):
     """The allied building whose town-portal landing is nearest the goal, when that saves a long walk."""
     uf, ui = S[0], S[1]
@@ -361,7 +364,7 @@ def tp_building(S, D, g, h, team, gx, gy):
     return best
 
 
-@njit(cache=True)
+@kernel
 def travel(S, D, g, h, team, lane_len, gx, gy, lane, enemy_near, mem_h, out):
     """Go to a far goal: town portal when it saves a long walk and no enemy hero is close, else walk."""
     uf = S[0]
@@ -374,7 +377,7 @@ def travel(S, D, g, h, team, lane_len, gx, gy, lane, enemy_near, mem_h, out):
 
 
 # ====================================================================== per-game context
-@njit(cache=True)
+@kernel
 def lane_fronts(S, D, g, team, lane_len, front, n_front, efront):
     """Furthest progress of own lane creeps per lane, their count, and nearest visible enemy creep."""
     uf, ui, vis = S[0], S[1], S[10]
@@ -400,7 +403,7 @@ def lane_fronts(S, D, g, team, lane_len, front, n_front, efront):
             efront[l] = p
 
 
-@njit(cache=True)
+@kernel
 def lane_objective(S, g, team, lane):
     ui = S[1]
     enemy = 1 - team
@@ -419,7 +422,7 @@ def lane_objective(S, g, team, lane):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def enemy_tower_limit(S, D, g, team, lane, lane_len):
     """Progress of the nearest living enemy tower of ``lane`` (1e9 when none)."""
     uf, ui = S[0], S[1]
@@ -434,7 +437,7 @@ def enemy_tower_limit(S, D, g, team, lane, lane_len):
     return best
 
 
-@njit(cache=True)
+@kernel
 def own_tower_line(S, D, g, team, lane, lane_len):
     """Progress of the own outermost living tower of ``lane`` (0 when none)."""
     uf, ui = S[0], S[1]
@@ -448,7 +451,7 @@ def own_tower_line(S, D, g, team, lane, lane_len):
     return best
 
 
-@njit(cache=True)
+@kernel
 def creeps_tanking(S, g, team, tower):
     """Own lane creeps inside an enemy tower's reach (it shoots them before any hero)."""
     uf, ui = S[0], S[1]
@@ -460,7 +463,7 @@ def creeps_tanking(S, g, team, tower):
     return n
 
 
-@njit(cache=True)
+@kernel
 def untanked_tower_near(S, g, team, x, y, margin):
     """An enemy tower (alive, armed) within reach of (x, y) + margin that no own creep tanks, else -1."""
     uf, ui = S[0], S[1]
@@ -475,7 +478,7 @@ def untanked_tower_near(S, g, team, x, y, margin):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def threatened_building(S, D, g, team):
     """An own base building (tier 3+, barracks, ancient) with enemies near it: the most important one."""
     uf, ui, vis = S[0], S[1], S[10]
@@ -508,7 +511,7 @@ def threatened_building(S, D, g, team):
 
 
 # ====================================================================== fights
-@njit(cache=True)
+@kernel
 def fight_values(S, g, team, x, y, radius):
     """Lanchester-style values (total health x total damage per second) of both sides near (x, y)."""
     uf, ui, vis = S[0], S[1], S[10]
@@ -531,7 +534,7 @@ def fight_values(S, g, team, x, y, radius):
     return my_hp * my_dps, en_hp * en_dps
 
 
-@njit(cache=True)
+@kernel
 def best_enemy_hero(S, g, h, team, radius):
     """The visible enemy hero within ``radius`` with the least health (-1 none)."""
     uf, ui, vis = S[0], S[1], S[10]
@@ -549,7 +552,7 @@ def best_enemy_hero(S, g, h, team, radius):
     return best
 
 
-@njit(cache=True)
+@kernel
 def count_enemies_near(S, g, team, x, y, radius):
     """(visible enemy heroes, visible enemy non-hero units) within ``radius`` of (x, y); no buildings."""
     uf, ui, vis = S[0], S[1], S[10]
@@ -574,7 +577,7 @@ def count_enemies_near(S, g, team, x, y, radius):
 
 
 # ====================================================================== abilities and items
-@njit(cache=True)
+@kernel
 def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
     """Cast the best ability now, if any is worth it. Returns True when an action was issued."""
     uf, ui, hi = S[0], S[1], S[3]
@@ -678,7 +681,7 @@ def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
     return False
 
 
-@njit(cache=True)
+@kernel
 def try_items(S, D, g, h, team, in_fight, at_fountain, out):
     """Consumables and actives: heal and mana over time, the stun, the area heal."""
     uf, ui, items = S[0], S[1], S[4]
@@ -716,17 +719,30 @@ def try_items(S, D, g, h, team, in_fight, at_fountain, out):
 
 
 # ====================================================================== farming
-@njit(cache=True)
+@kernel
+def hp_loss_rate(S, g, u):
+    """Health the unit lost per second over the last few steps (from the health history)."""
+    uf, gi, hist = S[0], S[7], S[8]
+    pos = (gi[g, G_FRAME] // FRAMES_PER_STEP) % HP_HISTORY_LEN
+    back = (pos - LH_HISTORY_STEPS + HP_HISTORY_LEN) % HP_HISTORY_LEN
+    lost = (hist[g, u, back] - hist[g, u, pos]) * uf[g, u, HP_MAX]
+    return max(lost, 0.0) / (LH_HISTORY_STEPS * FRAMES_PER_STEP / FRAMES_PER_SECOND)
+
+
+@kernel
 def last_hit_target(S, g, h, team, radius, deny):
-    """A creep that one attack of ``h`` kills now: an enemy lane creep, or an own one to deny."""
+    """A creep that one attack of ``h`` will kill when it lands: an enemy lane creep, or an own one (below
+    half health) to deny. The creep's health when the attack lands is predicted from its recent losses,
+    the walk into range and the projectile's flight."""
     uf, ui, vis = S[0], S[1], S[10]
     dmg = kernels.attack_damage(uf, ui, g, h)
     best = -1
-    best_d = 1e30
+    best_hp = 1e30
     r2 = radius * radius
-    margin = 8.0 if uf[g, h, PROJ_SPEED] > 0.0 else 0.0
+    reach = uf[g, h, ATTACK_RANGE] + kernels.HULL
+    wait = max(uf[g, h, ATTACK_READY], 0.0) / FRAMES_PER_SECOND
     for u in range(SLOT_CREEPS, MAX_UNITS):
-        if ui[g, u, ALIVE] == 0:
+        if ui[g, u, ALIVE] == 0 or not is_lane_creep(ui[g, u, KIND]):
             continue
         own = ui[g, u, TEAM] == team
         if own and not deny:
@@ -735,16 +751,51 @@ def last_hit_target(S, g, h, team, radius, deny):
             continue
         if own and uf[g, u, HP] >= 0.5 * uf[g, u, HP_MAX]:
             continue
-        d = kernels.dist2(uf, g, h, u)
-        if d > r2:
+        d2 = kernels.dist2(uf, g, h, u)
+        if d2 > r2:
             continue
-        if uf[g, u, HP] <= dmg * phys_mult(uf, ui, g, u) + margin and d < best_d:
-            best_d = d
+        d = math.sqrt(d2)
+        delay = wait + max(d - reach, 0.0) / max(uf[g, h, MOVE_SPEED], 100.0)
+        if uf[g, h, PROJ_SPEED] > 0.0:
+            delay += min(d, reach) / uf[g, h, PROJ_SPEED]
+        hp_then = uf[g, u, HP] - hp_loss_rate(S, g, u) * delay
+        if hp_then <= dmg * phys_mult(uf, ui, g, u) and hp_then > -40.0 and uf[g, u, HP] < best_hp:
+            best_hp = uf[g, u, HP]
             best = u
     return best
 
 
-@njit(cache=True)
+@kernel
+def lane_creep_plan(S, g, h, team, radius):
+    """While laning: (an enemy creep worth hitting now, whether to hold fire for an upcoming last hit).
+
+    Creeps at high health are hit freely (it wins the lane's damage race); a creep that two or three
+    hits from anyone will bring into last-hit range is left alone so that the attack is ready for it."""
+    uf, ui, vis = S[0], S[1], S[10]
+    dmg = kernels.attack_damage(uf, ui, g, h)
+    r2 = radius * radius
+    best = -1
+    best_hp = -1.0
+    hold_fire = False
+    for u in range(SLOT_CREEPS, MAX_UNITS):
+        if ui[g, u, ALIVE] == 0 or not is_lane_creep(ui[g, u, KIND]):
+            continue
+        own = ui[g, u, TEAM] == team
+        if not own and vis[g, team, u] == 0:
+            continue
+        if kernels.dist2(uf, g, h, u) > r2:
+            continue
+        eff = dmg * phys_mult(uf, ui, g, u)
+        if uf[g, u, HP] < LH_HOLD_HITS * eff:
+            if not own or uf[g, u, HP] < 0.5 * uf[g, u, HP_MAX] + eff:
+                hold_fire = True
+        elif not own and uf[g, u, HP] > best_hp:
+            best_hp = uf[g, u, HP]
+            best = u
+    return best, hold_fire
+
+
+@kernel
 def weakest_enemy_creep(S, g, h, team, radius):
     uf, ui, vis = S[0], S[1], S[10]
     best = -1
@@ -762,7 +813,7 @@ def weakest_enemy_creep(S, g, h, team, radius):
 
 
 # ====================================================================== one hero
-@njit(cache=True)
+@kernel
 def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n_front, efront,
                 engage, group_cap, mem_h, out):
     uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
@@ -940,17 +991,26 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
             set_action(out, g, h, A_HOLD, -1, 4, 4)
         return
 
-    # --- laning: stand behind the front creep, holding (attacks what comes in range)
+    # --- laning: stand behind the front creep; hit healthy enemy creeps, hold fire for coming last hits
     gx, gy = progress_point(lanes, lane_len, team, lane, spot)
-    if d2xy(x, y, gx, gy) > 120.0 * 120.0:
+    if d2xy(x, y, gx, gy) > 150.0 * 150.0:
         travel(S, D, g, h, team, lane_len, gx, gy, lane, enemy_hero_near, mem_h, out)
+        return
+    c, hold_fire = lane_creep_plan(S, g, h, team, reach + 100.0)
+    if not hold_fire and c >= 0 and untanked_tower_near(S, g, team, uf[g, c, X], uf[g, c, Y], 0.0) < 0 \
+            and try_target(S, D, g, h, A_ATTACK, c, 4, 4, out):
+        return
+    if hold_fire:
+        # keep the attack ready: small steps about the spot (an idle hero would auto-attack)
+        side = 1 if (frame // FRAMES_PER_STEP) % 2 == 0 else -1
+        issue_move(S, D, g, h, gx + side * 60.0, gy - side * 60.0, out)
         return
     if ui[g, h, ORDER] != O_HOLD:
         set_action(out, g, h, A_HOLD, -1, 4, 4)
 
 
 # ====================================================================== the team
-@njit(cache=True)
+@kernel
 def choose_push_lane(S, D, g, team, lane_len, front, bias):
     """The lane whose next enemy building is deepest (fewest defences left), then the most advanced wave,
     then this game's preferred lane (``bias``) and the short middle lane."""
@@ -970,15 +1030,15 @@ def choose_push_lane(S, D, g, team, lane_len, front, bias):
     return best
 
 
-@njit(cache=True)
-def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed):
-    """Fill ``out[:, team's heroes, :]`` for every game (noop for finished games)."""
+@kernel
+def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed, scratch, n_front):
+    """Fill ``out[:, team's heroes, :]`` for every game (noop for finished games). ``scratch`` (float64, at
+    least 11) and ``n_front`` (int64, 3) are working memory: kernels do not allocate."""
     uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
     n_games = out.shape[0]
-    front = np.empty(3, np.float64)
-    n_front = np.empty(3, np.int64)
-    efront = np.empty(3, np.float64)
-    prog = np.empty(HEROES_PER_TEAM, np.float64)
+    front = scratch[0:3]
+    efront = scratch[3:6]
+    prog = scratch[6:11]
     for g in range(n_games):
         for k in range(HEROES_PER_TEAM):
             set_action(out, g, team * HEROES_PER_TEAM + k, A_NOOP, -1, 4, 4)
@@ -996,32 +1056,42 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed):
         kills_lead = gi[g, G_KILLS0 + team] - gi[g, G_KILLS0 + 1 - team]
         towers_lead = gi[g, G_TOWERS_LOST0 + 1 - team] - gi[g, G_TOWERS_LOST0 + team]
         alive = 0
+        active = 0
         for k in range(HEROES_PER_TEAM):
-            if ui[g, team * HEROES_PER_TEAM + k, ALIVE] != 0:
-                alive += 1
+            if hi[g, team * HEROES_PER_TEAM + k, ACTIVE] != 0:
+                active += 1
+                if ui[g, team * HEROES_PER_TEAM + k, ALIVE] != 0:
+                    alive += 1
+        need = min(3, active)  # heroes a push needs (one in 1v1 mid)
         push_minute = mem_g[g, MG_PUSH_FRAME] / (60.0 * FRAMES_PER_SECOND)
-        want_push = not one_v_one and (minutes >= push_minute or kills_lead >= AHEAD_KILLS
-                                       or (towers_lead >= 2 and minutes >= push_minute * 0.5))
-        if want_push and alive >= 3:
+        if one_v_one:
+            push_minute *= 0.5
+        want_push = minutes >= push_minute or kills_lead >= AHEAD_KILLS \
+            or (towers_lead >= 2 and minutes >= push_minute * 0.5)
+        if want_push and alive >= need:
             if mem_g[g, MG_PUSH_LANE] < 0 or lane_objective(S, g, team, mem_g[g, MG_PUSH_LANE]) < 0:
                 mem_g[g, MG_PUSH_LANE] = choose_push_lane(S, D, g, team, lane_len, front, mem_g[g, MG_LANE_BIAS])
                 mem_g[g, MG_PUSH_SINCE] = frame
-        elif not want_push or alive <= 1:
+        elif not want_push or alive == 0:
             mem_g[g, MG_PUSH_LANE] = -1
+        if one_v_one and mem_g[g, MG_PUSH_LANE] >= 0:
+            mem_g[g, MG_PUSH_LANE] = 1
         push_lane = mem_g[g, MG_PUSH_LANE]
-        if push_lane >= 0 and frame - mem_g[g, MG_PUSH_SINCE] > 180 * FRAMES_PER_SECOND:
+        if push_lane >= 0 and not one_v_one and frame - mem_g[g, MG_PUSH_SINCE] > 180 * FRAMES_PER_SECOND:
             # re-pick now and then, so that a stalled push moves to a better lane
             mem_g[g, MG_LANE_BIAS] = int(rng_next(mem_g, g) * 3.0)
             mem_g[g, MG_PUSH_LANE] = choose_push_lane(S, D, g, team, lane_len, front, mem_g[g, MG_LANE_BIAS])
             mem_g[g, MG_PUSH_SINCE] = frame
             push_lane = mem_g[g, MG_PUSH_LANE]
         # --- glyph: save a base building under attack
+        glyph_hero = -1
         if defend >= 0 and uf[g, defend, HP] < 0.4 * uf[g, defend, HP_MAX] and ui[g, defend, KIND] == K_TOWER \
-                and gi[g, G_GLYPH_CD0 + team] <= 0:
-            h0 = team * HEROES_PER_TEAM
-            if kernels.primary_available(S, D, g, h0, A_GLYPH) and ui[g, defend, INVULN] == 0:
-                set_action(out, g, h0, A_GLYPH, -1, 4, 4)
-                continue
+                and gi[g, G_GLYPH_CD0 + team] <= 0 and ui[g, defend, INVULN] == 0:
+            for k in range(HEROES_PER_TEAM):
+                h = team * HEROES_PER_TEAM + k
+                if try_target(S, D, g, h, A_GLYPH, -1, 4, 4, out):
+                    glyph_hero = h
+                    break
         # the push advances with the group: no further than just ahead of the third hero on the lane
         group_cap = 1e9
         if push_lane >= 0:
@@ -1032,14 +1102,20 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed):
                     p, d = progress(D[7], lane_len, team, push_lane, uf[g, h, X], uf[g, h, Y])
                     prog[n_prog] = p - 0.5 * d
                     n_prog += 1
-            if n_prog >= 3:
-                prog[:n_prog].sort()
-                group_cap = prog[n_prog - 3] + GROUP_LEAD
+            if n_prog >= need and need > 0:
+                for i in range(1, n_prog):  # insertion sort, ascending
+                    v = prog[i]
+                    j = i - 1
+                    while j >= 0 and prog[j] > v:
+                        prog[j + 1] = prog[j]
+                        j -= 1
+                    prog[j + 1] = v
+                group_cap = prog[n_prog - need] + GROUP_LEAD
             else:
                 push_lane = -1  # too few to push: back to the lanes until the others are back
         for k in range(HEROES_PER_TEAM):
             h = team * HEROES_PER_TEAM + k
-            if hi[g, h, ACTIVE] == 0:
+            if hi[g, h, ACTIVE] == 0 or h == glyph_hero:
                 continue
             if ui[g, h, ALIVE] == 0:
                 # buy back to save the ancient
@@ -1076,6 +1152,8 @@ class ScriptedTeam:
         self._mem_g: np.ndarray | None = None
         self._mem_h: np.ndarray | None = None
         self._lane_len: np.ndarray | None = None
+        self._scratch = np.zeros(16, np.float64)
+        self._n_front = np.zeros(3, np.int64)
 
     def _memory(self, n_games: int, lanes: np.ndarray) -> None:
         if self._mem_g is None or self._mem_g.shape[0] != n_games:
@@ -1091,7 +1169,7 @@ class ScriptedTeam:
                              f"got {out.dtype} {out.shape}")
         self._memory(game.n_games, game.data[7])
         scripted_team_act(game.state, game.data, self.team, out, self._mem_g, self._mem_h, self._lane_len,
-                          self.seed)
+                          self.seed, self._scratch, self._n_front)
 
 
 __all__ = ["ScriptedTeam", "scripted_team_act"]
