@@ -9,7 +9,9 @@ import torch
 @torch.no_grad()
 def clip_by_adam_second_moment(optimizer: torch.optim.Adam, k: float = 5.0) -> float:
     """Clip every parameter's gradient in place to +-k sqrt(v) (v updated with this gradient first, as Adam
-    will). Returns the fraction of gradient elements that were clipped."""
+    will, and bias-corrected). Adam's stored v is adjusted so that its next step accumulates the unclipped
+    gradient's square (on a parameter's first step nothing is clipped for k >= 1, so there is nothing to
+    adjust). Returns the fraction of gradient elements that were clipped."""
     clipped = 0
     total = 0
     for group in optimizer.param_groups:
@@ -25,5 +27,10 @@ def clip_by_adam_second_moment(optimizer: torch.optim.Adam, k: float = 5.0) -> f
             over = p.grad.abs() > bound
             clipped += int(over.sum())
             total += p.grad.numel()
+            unclipped_sq = p.grad * p.grad
             torch.minimum(torch.maximum(p.grad, -bound), bound, out=p.grad)
+            if state and "exp_avg_sq" in state:
+                # Adam's step folds the *clipped* gradient into v; pre-add the difference so that its v stays
+                # the second moment of the unclipped gradient: beta2 v' + (1 - beta2) g_c^2 = v_next
+                v.add_((unclipped_sq - p.grad * p.grad) * ((1.0 - beta2) / beta2))
     return clipped / max(total, 1)
