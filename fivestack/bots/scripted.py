@@ -15,8 +15,9 @@ Each step, for every game at once, one Numba kernel decides the five heroes of o
 * **pushing**: after ``PUSH_MINUTE`` or when ahead, all heroes group in one lane and push it with the
   creep wave: towers are hit while friendly creeps tank them (or when the group is strong enough to dive),
   then barracks, tier-4 towers and the ancient;
-* **defending**: when enemies come near the own tier-3 towers, barracks or ancient, every hero goes back
-  (by town portal when far) and fights there; a dead hero buys back to save the ancient.
+* **defending**: when enemies come near the own tier-3 towers, barracks or ancient, the nearest heroes go
+  back (by town portal when far) and fight there: one more than the enemy heroes seen, one or two against
+  creeps alone; a dead hero buys back to save the ancient from heroes.
 
 The bot respects the fog of war (only enemy units with ``vis[g, team, u] != 0`` are considered; enemy
 buildings' positions are map knowledge) and only issues available actions with valid targets, so its
@@ -60,6 +61,7 @@ TP_MIN_DISTANCE = 5500.0  # town-portal when the goal is further than this
 FIGHT_RADIUS = 1300.0  # heroes counted in a local fight
 ENGAGE_RATIO = 0.8  # engage when our fight value is at least this fraction of theirs
 DEFEND_RADIUS = 1600.0
+BASE_WATCH_RADIUS = 6300.0  # enemies further than this from the own fountain threaten no base building
 BASE_RADIUS = 3900.0  # around each fountain the map is clear of trees
 ON_LANE = 800.0
 CARROT = 500.0
@@ -480,11 +482,26 @@ def untanked_tower_near(S, g, team, x, y, margin):
 
 @kernel
 def threatened_building(S, D, g, team):
-    """An own base building (tier 3+, barracks, ancient) with enemies near it: the most important one."""
+    """The most important own base building (tier 3+, barracks, ancient) with enemies near it, and how
+    many heroes should defend it: one more than the enemy heroes there, or one or two against creeps alone
+    (-1, 0 when the base is quiet)."""
     uf, ui, vis = S[0], S[1], S[10]
+    f = D[19]
     enemy = 1 - team
+    # quick exit: no visible enemy anywhere near the base
+    near_base = False
+    r_base = BASE_WATCH_RADIUS * BASE_WATCH_RADIUS
+    for u in range(MAX_UNITS):
+        if ui[g, u, ALIVE] != 0 and ui[g, u, TEAM] == enemy and vis[g, team, u] != 0 \
+                and d2xy(uf[g, u, X], uf[g, u, Y], f[team, 0], f[team, 1]) < r_base:
+            near_base = True
+            break
+    if not near_base:
+        return -1, 0
     best = -1
     best_rank = -1
+    best_heroes = 0
+    best_creeps = 0
     for local in range(6, B_FOUNTAIN):
         b = kernels.building_slot(team, local)
         if ui[g, b, ALIVE] == 0:
@@ -507,7 +524,13 @@ def threatened_building(S, D, g, team):
             if rank > best_rank:
                 best_rank = rank
                 best = b
-    return best
+                best_heroes = heroes
+                best_creeps = creeps
+    if best < 0:
+        return -1, 0
+    if best_heroes > 0:
+        return best, min(HEROES_PER_TEAM, best_heroes + 1 + (1 if best_creeps >= 4 else 0))
+    return best, 1 if best_creeps < 6 else 2
 
 
 # ====================================================================== fights
@@ -1039,6 +1062,7 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed, scratch, n_
     front = scratch[0:3]
     efront = scratch[3:6]
     prog = scratch[6:11]
+    dist = scratch[11:16]
     for g in range(n_games):
         for k in range(HEROES_PER_TEAM):
             set_action(out, g, team * HEROES_PER_TEAM + k, A_NOOP, -1, 4, 4)
@@ -1051,7 +1075,10 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed, scratch, n_
         lane_fronts(S, D, g, team, lane_len, front, n_front, efront)
         one_v_one = gi[g, G_MODE] == MODE_1V1_MID
         # --- the team's plan: defend, push, or lane
-        defend = -1 if one_v_one else threatened_building(S, D, g, team)
+        defend = -1
+        defenders = 0
+        if not one_v_one:
+            defend, defenders = threatened_building(S, D, g, team)
         minutes = frame / (60.0 * FRAMES_PER_SECOND)
         kills_lead = gi[g, G_KILLS0 + team] - gi[g, G_KILLS0 + 1 - team]
         towers_lead = gi[g, G_TOWERS_LOST0 + 1 - team] - gi[g, G_TOWERS_LOST0 + team]
@@ -1113,13 +1140,27 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed, scratch, n_
                 group_cap = prog[n_prog - need] + GROUP_LEAD
             else:
                 push_lane = -1  # too few to push: back to the lanes until the others are back
+        # the heroes nearest the threatened building defend it
+        if defend >= 0:
+            for k in range(HEROES_PER_TEAM):
+                h = team * HEROES_PER_TEAM + k
+                dist[k] = 1e30
+                if ui[g, h, ALIVE] != 0 and mem_h[g, h, M_RETREAT] == 0:
+                    dist[k] = kernels.dist2(uf, g, h, defend)
         for k in range(HEROES_PER_TEAM):
             h = team * HEROES_PER_TEAM + k
             if hi[g, h, ACTIVE] == 0 or h == glyph_hero:
                 continue
+            defending = False
+            if defend >= 0 and dist[k] < 1e29:
+                closer = 0
+                for j in range(HEROES_PER_TEAM):
+                    if dist[j] < dist[k] or (dist[j] == dist[k] and j < k):
+                        closer += 1
+                defending = closer < defenders
             if ui[g, h, ALIVE] == 0:
                 # buy back to save the ancient
-                if defend >= 0 and ui[g, defend, KIND] == K_ANCIENT and hf[g, h, RESPAWN] > 10.0:
+                if defend >= 0 and ui[g, defend, KIND] == K_ANCIENT and defenders >= 2 and hf[g, h, RESPAWN] > 10.0:
                     try_target(S, D, g, h, A_BUYBACK, -1, 4, 4, out)
                 continue
             if ui[g, h, STUN] > 0 or ui[g, h, ORDER] == O_TELEPORT:
@@ -1127,7 +1168,7 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed, scratch, n_
             role = ROLE_LANE
             goal_lane = hi[g, h, ASSIGNED_LANE]
             goal_unit = -1
-            if defend >= 0:
+            if defending:
                 role = ROLE_DEFEND
                 goal_unit = defend
             elif push_lane >= 0:
@@ -1152,7 +1193,7 @@ class ScriptedTeam:
         self._mem_g: np.ndarray | None = None
         self._mem_h: np.ndarray | None = None
         self._lane_len: np.ndarray | None = None
-        self._scratch = np.zeros(16, np.float64)
+        self._scratch = np.zeros(16, np.float64)  # fronts, push progress, defender distances
         self._n_front = np.zeros(3, np.int64)
 
     def _memory(self, n_games: int, lanes: np.ndarray) -> None:
