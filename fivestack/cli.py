@@ -219,7 +219,10 @@ def train(
             bar.update(task, completed=min(p.elapsed, budget) if budget else None, version=p.version,
                        steps=p.agent_steps, rate=p.agent_steps_per_s, wins=wins)
 
-        final = trainer.run(on_progress=show)
+        try:
+            final = trainer.run(on_progress=show)
+        finally:
+            trainer.close()
     console.print(f"stopped at version {final.version} after {final.agent_steps:,} agent-steps; "
                   f"checkpoint in {trainer.run_dir / 'checkpoints'}; resume with: fivestack train --resume "
                   f"{trainer.run_dir}")

@@ -7,6 +7,7 @@ a truncated game is bootstrapped with the value of its last observation.
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import numpy as np
@@ -88,6 +89,7 @@ class RolloutWorker:
         h0 = np.empty((n_samples, t * k, self.state[0].shape[1]), np.float32)
         c0 = np.empty_like(h0)
         event_sums = np.zeros(N_EVENTS, np.float64)
+        inference_s = simulation_s = 0.0
         version = -1
         for i in range(steps):
             view = team_view(self.obs, self.heroes)
@@ -96,10 +98,15 @@ class RolloutWorker:
             if i % sample_steps == 0:
                 h0[i // sample_steps], c0[i // sample_steps] = self.state
             request = InferenceRequest({n: seg_obs[n][i] for n in seg_obs}, self.hero_slots, self.state, self.first)
+            t0 = time.perf_counter()
             result = infer(request)
+            t1 = time.perf_counter()
             version = result.version if version < 0 else version
             actions[i], log_prob[i], values[i], firsts[i] = result.actions, result.log_prob, result.value, self.first
             self.obs, events, terminated, truncated, info = self.env.step(self._env_actions(result.actions))
+            t2 = time.perf_counter()
+            inference_s += t1 - t0
+            simulation_s += t2 - t1
             team_events = events[:, self.heroes]  # (games, 2, K, E)
             event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
             reward = shaped_reward(team_events, info["seconds"], team_spirit).reshape(t, k)
@@ -132,7 +139,8 @@ class RolloutWorker:
             win_target[i] = target
         samples = self._cut(seg_obs, actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version)
         samples.info = {"event_sums": event_sums, "hero_steps": steps * t * k, "games": self.results,
-                        "reward_mean": float(rewards.mean())}
+                        "reward_abs_mean": float(np.abs(rewards).mean()), "inference_seconds": inference_s,
+                        "simulation_seconds": simulation_s}
         self.results = []
         return samples
 

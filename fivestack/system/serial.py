@@ -146,9 +146,12 @@ class SerialRunner:
                                 budget, dict(self.win_rates))
             if on_progress is not None:
                 on_progress(progress)
-        self.checkpoint(self.elapsed_before + time.monotonic() - start)
-        self.controller.close()
+        self.elapsed_before += time.monotonic() - start
+        self.checkpoint(self.elapsed_before)
         return progress
+
+    def close(self) -> None:
+        self.controller.close()
 
     def _segment_metrics(self, batch, staleness, rollout_s, optimize_s, tau) -> dict[str, float]:
         info = batch.info
@@ -156,7 +159,9 @@ class SerialRunner:
                "throughput/rollout_seconds": rollout_s, "throughput/optimize_seconds": optimize_s,
                "staleness/min": staleness["min"], "staleness/mean": staleness["mean"],
                "staleness/max": staleness["max"], "sample_reuse": self.buffer.reuse(),
-               "samples/dropped": float(self.buffer.dropped), "reward/shaped_mean": info["reward_mean"],
+               "samples/dropped": float(self.buffer.dropped), "reward/shaped_abs_mean": info["reward_abs_mean"],
+               "throughput/inference_seconds": info["inference_seconds"],
+               "throughput/simulation_seconds": info["simulation_seconds"],
                "schedule/team_spirit": tau}
         for name, value in zip(EVENT_NAMES, weighted_event_means(info["event_sums"], info["hero_steps"])):
             out[f"reward_events/{name}"] = float(value)
