@@ -983,7 +983,7 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
         return
 
     # --- last hits and denies
-    t = last_hit_target(S, g, h, team, reach + 200.0, True)
+    t = last_hit_target(S, g, h, team, max(reach + 250.0, 500.0), True)
     if t >= 0 and untanked_tower_near(S, g, team, uf[g, t, X], uf[g, t, Y], 0.0) < 0 \
             and try_target(S, D, g, h, A_ATTACK, t, 4, 4, out):
         return
