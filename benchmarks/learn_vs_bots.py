@@ -3,7 +3,8 @@
     python benchmarks/learn_vs_bots.py --mode 1v1 --minutes 30 --seed 0
     python benchmarks/learn_vs_bots.py --mode 5v5 --minutes 60 --seed 0
 
-Training uses the default config (``fivestack.system.config``) plus ``--set`` overrides. Every
+Training uses ``configs/MODE.toml`` (the defaults of ``fivestack.system.config`` otherwise) plus ``--set``
+overrides. Every
 ``--curve-minutes`` of training the policy plays ``--curve-games`` games against each team (evaluation time is
 not counted in the training budget); at the end it plays ``--games`` games (default 200) against each.
 Prints one JSON line: agent_steps, the final win rates with 95% Wilson intervals, and the curve.
@@ -15,6 +16,7 @@ import argparse
 import json
 import os
 import time
+from pathlib import Path
 
 from fivestack.system.config import load_config
 from fivestack.system.evaluator import evaluate
@@ -35,7 +37,8 @@ def main() -> None:
     args = parser.parse_args()
 
     name = f"learn-{args.mode}-seed{args.seed}-{int(time.time())}"
-    config = load_config(None, [f"game.mode='{args.mode}'", f"run.seed={args.seed}", f"run.name='{name}'",
+    preset = Path(__file__).resolve().parent.parent / "configs" / f"{args.mode}.toml"
+    config = load_config(preset if preset.is_file() else None, [f"game.mode='{args.mode}'", f"run.seed={args.seed}", f"run.name='{name}'",
                                 f"run.runs_dir='{args.runs_dir}'", "eval.every_versions=0", *args.overrides])
     opponents = [o for o in args.opponents.split(",") if o]
     runner = SerialRunner(config)

@@ -91,6 +91,39 @@ def masked_max(x: torch.Tensor, present: torch.Tensor, dim: int) -> torch.Tensor
     return torch.where(torch.isinf(pooled), torch.zeros_like(pooled), pooled)
 
 
+@dataclass
+class PackedUnits:
+    """The embeddings of the units a team sees, packed: no compute is spent on empty or hidden slots."""
+
+    emb: torch.Tensor  # (P, E)
+    batch: torch.Tensor  # (P,) team-step of each row
+    slot: torch.Tensor  # (P,) unit slot of each row
+    n_batch: int
+
+    @staticmethod
+    def from_dense(emb: torch.Tensor, present: torch.Tensor | None = None) -> "PackedUnits":
+        """Pack (B, 189, E) embeddings, keeping the slots where ``present`` (B, 189) is true (all by default)."""
+        if present is None:
+            present = torch.ones(emb.shape[:2], dtype=torch.bool)
+        batch, slot = present.nonzero(as_tuple=True)
+        return PackedUnits(emb[batch, slot], batch, slot, emb.shape[0])
+
+    def lookup(self, slots: torch.Tensor) -> torch.Tensor:
+        """Embeddings of the given slots (B, K) -> (B, K, E); zero where the slot holds no seen unit."""
+        index = torch.full((self.n_batch, N_UNIT_SLOTS), -1, dtype=torch.long)
+        index[self.batch, self.slot] = torch.arange(self.emb.shape[0])
+        picked = index.gather(1, slots)  # (B, K)
+        out = self.emb[picked.clamp_min(0)]
+        return out * (picked >= 0).unsqueeze(-1)
+
+    def attention(self, query: torch.Tensor) -> torch.Tensor:
+        """Dot products of per-replica queries (B, K, E) with every seen unit -> logits (B, K, 189), 0 elsewhere."""
+        k = query.shape[1]
+        scores = (query[self.batch] * self.emb.unsqueeze(1)).sum(-1)  # (P, K)
+        dense = scores.new_zeros(self.n_batch, N_UNIT_SLOTS, k).index_put((self.batch, self.slot), scores)
+        return dense.transpose(1, 2)
+
+
 class Policy(nn.Module):
     def __init__(self, config: PolicyConfig | None = None, patch: Patch | None = None):
         super().__init__()
@@ -148,22 +181,31 @@ class Policy(nn.Module):
     @torch.no_grad()
     def update_normalizers(self, obs: dict[str, torch.Tensor]) -> None:
         for key, norm in self.norms.items():
-            norm.update(obs[key[4:]])
+            if key == "obs_units":  # statistics of the units that are there, not of empty slots
+                units = obs["units"]
+                norm.update(units[units[..., sp.U_SEEN] > 0])
+            else:
+                norm.update(obs[key[4:]])
 
     # ------------------------------------------------------------------ encoder
-    def encode(self, obs: dict[str, torch.Tensor], hero_slots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Observations of B team-steps -> (trunk features (B, K, trunk), unit embeddings (B, 189, E)).
+    def encode(self, obs: dict[str, torch.Tensor], hero_slots: torch.Tensor) -> tuple[torch.Tensor, "PackedUnits"]:
+        """Observations of B team-steps -> (trunk features (B, K, trunk), the seen units' embeddings).
 
         The unit set is embedded once per team and shared by its K replicas (the five heroes see the same
         units); what differs per hero (distance, who attacks whom) enters the target head directly.
         ``hero_slots`` (B, K) are the hero indices 0-9 (also their unit slots) the K replicas drive.
         """
-        n = {key[4:]: norm(obs[key[4:]]) for key, norm in self.norms.items()}
+        n = {key[4:]: norm(obs[key[4:]]) for key, norm in self.norms.items() if key != "obs_units"}
         units_raw = obs["units"]
         b, k = units_raw.shape[0], hero_slots.shape[1]
         present = units_raw[..., sp.U_SEEN] > 0  # (B, 189)
-        unit_emb = self.unit_net(n["units"])  # (B, 189, E): once per team
-        pooled_units = masked_max(unit_emb, present, dim=1)
+        # embed only the units the team sees (about half the slots), once per team, and keep them packed:
+        # row i of ``units`` is slot units.slot[i] of team-step units.batch[i]
+        batch, slot = present.nonzero(as_tuple=True)
+        emb = self.unit_net(self.norms["obs_units"](units_raw[batch, slot]))
+        units = PackedUnits(emb, batch, slot, b)
+        pooled_units = emb.new_zeros(b, emb.shape[-1]).scatter_reduce(
+            0, batch.unsqueeze(-1).expand_as(emb), emb, reduce="amax", include_self=False)
         hero_in = torch.cat([n["heroes"], n["modifiers"].flatten(-2)], -1)
         heroes = masked_max(self.hero_net(hero_in), obs["heroes"][..., sp.HX_SEEN] > 0, dim=1)
         item_ids = obs["item_ids"].long()
@@ -176,11 +218,10 @@ class Policy(nn.Module):
         team_part = torch.cat([n["global"], n["allied_heroes"].flatten(1), n["pickups"].flatten(1), minimap,
                                pooled_units, heroes, items, abilities], -1)  # (B, ...)
         nearby = self.nearby_net(n["nearby_map"].flatten(0, 1).permute(0, 3, 1, 2)).view(b, k, -1)
-        index = hero_slots.long().view(b, k, 1).expand(b, k, unit_emb.shape[-1])
-        own = unit_emb.gather(1, index)  # the controlled hero's own unit embedding (B, K, E)
+        own = units.lookup(hero_slots.long())  # the controlled hero's own unit embedding (B, K, E)
         identity = F.one_hot(hero_slots.long(), N_HEROES).float()
         x = torch.cat([team_part.unsqueeze(1).expand(b, k, -1), nearby, n["previous_action"], own, identity], -1)
-        return self.trunk(x), unit_emb
+        return self.trunk(x), units
 
     def cross_hero_pool(self, x: torch.Tensor) -> torch.Tensor:
         """Append the max over the team's K replicas of the first 25% of each replica's vector."""
@@ -188,15 +229,15 @@ class Policy(nn.Module):
         return torch.cat([x, pooled], -1)
 
     # ------------------------------------------------------------------ heads
-    def heads(self, core: torch.Tensor, unit_emb: torch.Tensor, unit_rel: torch.Tensor, masks: dict[str, torch.Tensor],
+    def heads(self, core: torch.Tensor, units: "PackedUnits", unit_rel: torch.Tensor, masks: dict[str, torch.Tensor],
               actions: torch.Tensor | None, generator: torch.Generator | None = None):
         """Sample (``actions`` None) or score given actions, for N = B x K replicas.
 
-        core (N, H); unit_emb (B, 189, E) shared by a team's K replicas; unit_rel (N, 189, 4); masks per row.
+        core (N, H); units: the seen units of B team-steps, shared by a team's K replicas; unit_rel (N, 189, 4).
         Returns actions (N, 5), log-probability (N,), entropy (N,), value (N,), win logit (N,), and which
         parameters the action uses (N, 2): [target, offset]."""
         n_rows = core.shape[0]
-        b = unit_emb.shape[0]
+        b = units.n_batch
         k = n_rows // b
         rows = torch.arange(n_rows)
         primary_mask = masks["primary_mask"].bool()
@@ -209,7 +250,7 @@ class Policy(nn.Module):
         cond = F.relu(self.conditioned(torch.cat([core, self.action_embed(primary)], -1)))
         # attention over the team's unit embeddings; gating the keys per action = gating the query
         query = self.target_query(cond) * torch.sigmoid(self.target_gate(primary)) * 2.0  # (N, E)
-        target_logits = torch.einsum("bue,bke->bku", unit_emb, query.view(b, k, -1)).reshape(n_rows, -1)
+        target_logits = units.attention(query.view(b, k, -1)).reshape(n_rows, -1)
         target_logits = target_logits + self.unit_rel(unit_rel).squeeze(-1)
         target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
         uses_target = target_mask.any(-1)
@@ -246,11 +287,11 @@ class Policy(nn.Module):
     def act(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,
             generator: torch.Generator | None = None):
         """One rollout step for T teams x K heroes: sampled actions (T, K, 5), log-probs, values, new state."""
-        features, unit_emb = self.encode(obs, hero_slots)
+        features, units = self.encode(obs, hero_slots)
         t, k = features.shape[:2]
         core, state = self.core_step(features, state, first)
         masks = {name: obs[name].flatten(0, 1) for name in MASK_GROUPS}
-        actions, log_prob, _, value, win_logit, _ = self.heads(core, unit_emb, obs["unit_rel"].flatten(0, 1), masks,
+        actions, log_prob, _, value, win_logit, _ = self.heads(core, units, obs["unit_rel"].flatten(0, 1), masks,
                                                                None, generator)
         return (actions.view(t, k, 5), log_prob.view(t, k), value.view(t, k), torch.sigmoid(win_logit).view(t, k),
                 state)
@@ -263,7 +304,7 @@ class Policy(nn.Module):
         ((T*K, H), (T*K, H)). Returns log_prob, entropy, value, win_logit (T, L, K) and used (T, L, K, 2)."""
         t, steps = first.shape
         flat = {name: value.flatten(0, 1) for name, value in obs.items()}
-        features, unit_emb = self.encode(flat, hero_slots.repeat_interleave(steps, 0))
+        features, units = self.encode(flat, hero_slots.repeat_interleave(steps, 0))
         k = features.shape[1]
         features = features.view(t, steps, k, -1)
         cores = []
@@ -272,7 +313,7 @@ class Policy(nn.Module):
             cores.append(core.view(t, k, -1))
         core = torch.stack(cores, 1).flatten(0, 2)  # (T * L * K, H), team-major like ``flat``
         masks = {name: flat[name].flatten(0, 1) for name in MASK_GROUPS}
-        _, log_prob, entropy, value, win_logit, used = self.heads(core, unit_emb, flat["unit_rel"].flatten(0, 1),
+        _, log_prob, entropy, value, win_logit, used = self.heads(core, units, flat["unit_rel"].flatten(0, 1),
                                                                   masks, actions.reshape(-1, 5))
         shape = (t, steps, k)
         return (log_prob.view(shape), entropy.view(shape), value.view(shape), win_logit.view(shape),

@@ -78,7 +78,10 @@ class RolloutWorker:
         n_samples = steps // sample_steps
         t, k = self.n_teams, self.k
         first_view = team_view(self.obs, self.heroes)
-        seg_obs = {name: np.empty((steps, *arr.shape), arr.dtype) for name, arr in first_view.items()}
+        # observations are stored sample-major from the start, (samples, teams, sample_steps, ...), so that
+        # cutting the segment into samples costs nothing
+        seg_obs = {name: np.empty((n_samples, arr.shape[0], sample_steps, *arr.shape[1:]), arr.dtype)
+                   for name, arr in first_view.items()}
         actions = np.empty((steps, t, k, N_ACTION_FIELDS), np.int64)
         log_prob = np.empty((steps, t, k), np.float32)
         values = np.empty((steps, t, k), np.float32)
@@ -94,10 +97,10 @@ class RolloutWorker:
         for i in range(steps):
             view = team_view(self.obs, self.heroes)
             for name, arr in view.items():
-                seg_obs[name][i] = arr
+                seg_obs[name][i // sample_steps, :, i % sample_steps] = arr
             if i % sample_steps == 0:
                 h0[i // sample_steps], c0[i // sample_steps] = self.state
-            request = InferenceRequest({n: seg_obs[n][i] for n in seg_obs}, self.hero_slots, self.state, self.first)
+            request = InferenceRequest(view, self.hero_slots, self.state, self.first)
             t0 = time.perf_counter()
             result = infer(request)
             t1 = time.perf_counter()
@@ -157,7 +160,7 @@ class RolloutWorker:
 
         state_shape = (n_samples * t, k, h0.shape[-1])
         return SampleBatch(
-            obs={name: cut(arr) for name, arr in seg_obs.items()},
+            obs={name: arr.reshape(n_samples * t, *arr.shape[2:]) for name, arr in seg_obs.items()},
             hero_slots=np.tile(self.hero_slots, (n_samples, 1)), actions=cut(actions), log_prob=cut(log_prob),
             advantages=cut(advantages), returns=cut(returns), win_target=cut(win_target), first=cut(firsts),
             h0=h0.reshape(state_shape), c0=c0.reshape(state_shape),

@@ -7,7 +7,7 @@ import torch
 
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.layout import N_DELAY, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
-from fivestack.model.policy import Policy, PolicyConfig
+from fivestack.model.policy import PackedUnits, Policy, PolicyConfig
 from fivestack.system.rollout import active_heroes, team_view
 
 SMALL = PolicyConfig(unit_embedding=16, element_hidden=16, trunk=32, lstm_size=32, action_embedding=16)
@@ -29,7 +29,7 @@ def head_inputs(b: int, k: int, seed: int = 0):
     core = torch.randn(n, SMALL.lstm_size, generator=g)
     unit_emb = torch.randn(b, N_UNIT_SLOTS, SMALL.unit_embedding, generator=g)
     unit_rel = torch.randn(n, N_UNIT_SLOTS, 4, generator=g)
-    return core, unit_emb, unit_rel
+    return core, PackedUnits.from_dense(unit_emb), unit_rel
 
 
 # ---------------------------------------------------------------------- ignored parameters
@@ -113,7 +113,9 @@ def test_log_prob_adds_exactly_the_used_heads(dtype):
     log-softmax over only the valid targets. (In float64 an all-masked target row has log-prob -log 189,
     so this also checks that the unused head is multiplied out, not merely masked.)"""
     policy = small_policy().to(dtype)
-    core, unit_emb, unit_rel = (x.to(dtype) for x in head_inputs(1, 1, seed=2))
+    core, units, unit_rel = head_inputs(1, 1, seed=2)
+    core, unit_rel = core.to(dtype), unit_rel.to(dtype)
+    unit_emb = PackedUnits(units.emb.to(dtype), units.batch, units.slot, units.n_batch)
     only_two = masks_for(1, {0: [10, 11]}, set())
     _, lp10, _, _, _, _ = policy.heads(core, unit_emb, unit_rel, only_two, actions_with(1, 10, 0, 0))
     _, lp11, _, _, _, _ = policy.heads(core, unit_emb, unit_rel, only_two, actions_with(1, 11, 0, 0))
@@ -201,7 +203,7 @@ def test_sampled_targets_and_primaries_are_always_valid():
     with torch.no_grad():
         for rep in range(10):
             core, unit_emb, unit_rel = head_inputs(b, k, seed=rep)
-            unit_emb = unit_emb * 20.0
+            unit_emb = PackedUnits(unit_emb.emb * 20.0, unit_emb.batch, unit_emb.slot, unit_emb.n_batch)
             masks = random_masks(b * k, rng)
             actions, lp, _, _, _, used = policy.heads(core, unit_emb, unit_rel, masks, None, gen)
             targeted += check_sampled(actions, used, masks)
