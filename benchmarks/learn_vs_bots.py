@@ -55,7 +55,7 @@ def main() -> None:
         final = trained >= args.minutes - 1e-9
         for opponent in opponents:
             result = evaluate(runner.policy, opponent, args.games if final else args.curve_games, args.mode,
-                              config.game.max_seconds, seed=10_000 + int(trained * 100))
+                              config.eval.max_seconds, seed=10_000 + int(trained * 100))
             point[f"win_rate_vs_{opponent}"] = round(result.win_rate, 4)
             point[f"ci95_vs_{opponent}"] = [round(result.ci95[0], 4), round(result.ci95[1], 4)]
             point[f"games_vs_{opponent}"] = result.games

@@ -66,9 +66,10 @@ class PPOConfig:
 
 @dataclass
 class EvalConfig:
-    every_versions: int = 50
+    every_versions: int = 200  # 0 = never during training
     games: int = 20
     opponents: tuple[str, ...] = ("random", "scripted")
+    max_seconds: float = 3600.0  # evaluation plays the standard game to its end, not the training cut-off
 
 
 @dataclass

@@ -177,7 +177,7 @@ class SerialRunner:
         cfg = self.config
         out = {}
         for opponent in cfg.eval.opponents:
-            result = evaluate(self.policy, opponent, cfg.eval.games, cfg.game.mode, cfg.game.max_seconds,
+            result = evaluate(self.policy, opponent, cfg.eval.games, cfg.game.mode, cfg.eval.max_seconds,
                               seed=self.optimizer.version)
             out[f"eval/win_rate_vs_{opponent}"] = result.win_rate
             out[f"eval/win_rate_vs_{opponent}_low"] = result.ci95[0]
