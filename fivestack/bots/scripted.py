@@ -948,7 +948,7 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
             if ui[g, a, ALIVE] != 0 and kernels.dist2(uf, g, a, obj) < 1500.0 * 1500.0 \
                     and uf[g, a, HP] > 0.6 * uf[g, a, HP_MAX]:
                 grouped += 1
-        obj_frac = uf[g, obj, HP] / uf[g, obj, HP_MAX]
+        obj_frac = uf[g, obj, HP] / uf[g, obj, HP_MAX] if S[10][g, team, obj] != 0 else 1.0  # fog
         dive = (grouped >= 3 and hi[g, h, LEVEL] >= 8) or (obj_frac < 0.2 and grouped >= 2)
         guard = untanked_tower_near(S, g, team, uf[g, obj, X], uf[g, obj, Y], 0.0)
         if ui[g, obj, KIND] == K_TOWER and creeps_tanking(S, g, team, obj) >= 1:
