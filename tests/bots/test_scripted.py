@@ -162,17 +162,20 @@ def test_hurt_hero_retreats_and_heals():
     assert d1 < d0 - 800 or used_item, (d0, d1)  # walked home, or drank / portalled
 
 
-def test_heroes_cast_abilities_in_fights():
+def test_heroes_cast_abilities_and_use_portals():
     game = GameBatch(4)
     game.reset(np.arange(4) + 21)
     casts = np.zeros(N_HEROES, np.int64)
+    portals = np.zeros(2, np.int64)
 
     def count(out):
         prim = out[..., ACT_PRIMARY]
         casts[:] += ((prim >= A_ABILITY0) & (prim < A_ABILITY0 + 4)).sum(axis=0)
+        portals[:] += (prim == A_TOWN_PORTAL).reshape(-1, 2, 5).sum(axis=(0, 2))
 
     play(game, ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=2), 8 * STEPS_PER_MINUTE, on_step=count)
     assert (casts >= 2).all(), casts
+    assert (portals >= 2).all(), portals  # back to lane (or home) when the walk is long
     assert game.state[3][:, :, KILLS].sum() > 0
 
 
@@ -317,6 +320,36 @@ def test_scripted_leads_random_after_ten_minutes():
     net_worth = game.state[2][:, :, NET_WORTH]
     assert (net_worth[:, :5].sum(axis=1) > 1.3 * net_worth[:, 5:].sum(axis=1)).all()
     assert (hi[:, :5, LAST_HITS].sum(axis=1) > 5 * hi[:, 5:, LAST_HITS].sum(axis=1)).all()
+
+
+@pytest.mark.slow
+def test_pushing_team_groups_in_one_lane():
+    """Once a team pushes, at least three of its living heroes are together, on the push lane."""
+    game = GameBatch(6)
+    game.reset(np.arange(6) + 70)
+    bots = (ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=2))
+    counts = {"samples": 0, "grouped": 0, "on_lane": 0}
+
+    def sample(_out):
+        if game.frame[0] < 14 * 60 * FRAMES_PER_SECOND or game.frame[0] % (10 * FRAMES_PER_SECOND) != 0:
+            return
+        uf, ui = game.state[0], game.state[1]
+        for g in np.flatnonzero(game.done == 0):
+            for team, bot in enumerate(bots):
+                lane = bot._mem_g[g, scripted.MG_PUSH_LANE]
+                heroes = [h for h in range(5 * team, 5 * team + 5) if ui[g, h, ALIVE]]
+                if lane < 0 or len(heroes) < 3:
+                    continue
+                counts["samples"] += 1
+                pos = uf[g, heroes, :2]
+                close = np.hypot(*(pos - np.median(pos, axis=0)).T) < 1500
+                counts["grouped"] += close.sum() >= 3
+                counts["on_lane"] += sum(lane_distance(uf[g, h, X], uf[g, h, Y], lane) < 1500 for h in heroes) >= 3
+
+    play(game, *bots, 20 * STEPS_PER_MINUTE, on_step=sample)
+    assert counts["samples"] > 100, counts
+    assert counts["grouped"] > 0.6 * counts["samples"], counts
+    assert counts["on_lane"] > 0.75 * counts["samples"], counts
 
 
 @pytest.mark.slow
