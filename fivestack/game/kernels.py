@@ -1554,8 +1554,10 @@ def spawn_wave(S, D, g):
                 u = free_creep_slot(ui, g)
                 if u < 0:
                     return
-                set_unit(S, D, g, u, team, kind, row, sx + (k % 3) * 60.0 - 60.0, sy + (k // 3) * 60.0 - 30.0,
-                         minutes_scale)
+                # the wave's formation, point-mirrored for Dire like the map (else Dire's wave leads by ~40)
+                side = 1.0 if team == RADIANT else -1.0
+                set_unit(S, D, g, u, team, kind, row, sx + side * ((k % 3) * 60.0 - 60.0),
+                         sy + side * ((k // 3) * 60.0 - 30.0), minutes_scale)
                 ui[g, u, LANE] = lane
                 ui[g, u, WAYPOINT] = nxt
 
@@ -1702,7 +1704,10 @@ def frame_update(S, D, g):
             give_gold(S, g, h, rules[R_PASSIVE_GOLD] * DT)
     tick_statuses(S, D, g)
     build_grid(S, g)
-    for u in range(MAX_UNITS):
+    for i in range(MAX_UNITS):
+        # alternate the order every frame: a unit updated after its opponent sees it one step closer and
+        # strikes first, so one fixed order would hand the later slots (Dire's) every first strike
+        u = i if frame % 2 == 0 else MAX_UNITS - 1 - i
         if ui[g, u, ALIVE] == 0 and u >= N_HEROES:
             continue
         if ui[g, u, STUN] > 0 and u >= N_HEROES:
