@@ -6,6 +6,8 @@
   before 60 game-minutes, and how long games last. Seeds ``SEED_BASE_SCRIPTED + i``.
 * ``bot_speed``: game-steps per second of the scripted decision kernel alone (both teams), beside the
   simulator's own game-steps per second in the same games.
+* ``reference_idle_vs_idle``: for context, the one (deterministic) game in which neither team acts: lane
+  creeps alone decide it, so a game length near it says that creeps, not heroes, ended the game.
 
 Usage: ``python benchmarks/bot_matches.py [--games N] [--batch B] [--max-seconds S] [--only random|scripted]``
 Rates carry Wilson 95% confidence intervals.
@@ -144,11 +146,29 @@ def scripted_vs_scripted(n_games: int, batch: int, max_seconds: float, timing: d
         "mean_minutes": round(float(np.mean(minutes)), 2),
         "mean_minutes_when_ended": round(float(np.mean(minutes_ended)), 2) if minutes_ended else None,
         "median_minutes": round(float(np.median(minutes)), 2),
+        "minutes_p10_p90": [round(float(np.percentile(minutes, 10)), 2), round(float(np.percentile(minutes, 90)), 2)],
+        "share_15_to_30_minutes": round(float(np.mean((np.array(minutes) >= 15) & (np.array(minutes) <= 30))), 4),
         "radiant_wins": radiant_wins,
         "mean_kills": round(float(np.mean(kills)), 2),
         "mean_towers_lost": round(float(np.mean(towers)), 2),
         "invalid_actions": invalid,
     }
+
+
+class IdleTeam:
+    """Never acts (every action a no-op)."""
+
+    def __init__(self, team: int):
+        self.team = team
+
+    def act(self, game: GameBatch, out: np.ndarray) -> None:
+        out[:, 5 * self.team:5 * self.team + 5] = (0, 0, -1, 4, 4)
+
+
+def idle_vs_idle(max_seconds: float) -> dict:
+    r = play_batch([SEED_BASE_SCRIPTED], IdleTeam(0), IdleTeam(1), max_seconds)
+    return {"minutes": round(float(r["minutes"][0]), 2), "ended_by_ancient": bool(r["done"][0] == 1),
+            "winner": int(r["winner"][0])}
 
 
 def main(argv=None) -> int:
@@ -174,6 +194,7 @@ def main(argv=None) -> int:
             "scripted_both_teams_game_steps_per_s": round(steps / max(timing["bot_s"], 1e-9), 1),
             "simulator_game_steps_per_s": round(steps / max(timing["sim_s"], 1e-9), 1),
         }
+        result["reference_idle_vs_idle"] = idle_vs_idle(args.max_seconds)
     result["wall_seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(result))
     return 0

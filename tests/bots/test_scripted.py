@@ -14,9 +14,9 @@ from fivestack.bots.scripted import ScriptedTeam
 from fivestack.game import kernels
 from fivestack.game.engine import GameBatch, GameConfig
 from fivestack.game.layout import (
-    ABILITY_CD, ACT_PRIMARY, ACT_TARGET, A_ABILITY0, A_GLYPH, A_ITEM0, A_TOWN_PORTAL, ALIVE, ASSIGNED_LANE, DENIES,
-    FRAMES_PER_SECOND, FRAMES_PER_STEP, G_TOWERS_LOST0, HP, HP_MAX, INVALID_ACTIONS, IT_ID, KILLS, LAST_HITS,
-    LEVEL, NET_WORTH, N_HEROES, N_PRIMARY, REGEN, TEAM, X, Y,
+    ACT_PRIMARY, ACT_TARGET, A_ABILITY0, A_GLYPH, A_ITEM0, A_TOWN_PORTAL, ALIVE, ASSIGNED_LANE, DENIES,
+    FRAMES_PER_SECOND, FRAMES_PER_STEP, G_TOWERS_LOST0, HP, HP_MAX, INVALID_ACTIONS, KILLS, LAST_HITS, LEVEL,
+    NET_WORTH, N_HEROES, N_PRIMARY, TEAM, X, Y,
 )
 from fivestack.game.geometry import LANES
 
