@@ -65,8 +65,8 @@ class Data:
 
 
 def _check_rule_columns() -> None:
-    expected = ("wave_interval", "passive_gold", "courier_respawn")
-    cols = (kernels.R_WAVE, kernels.R_PASSIVE_GOLD, kernels.R_COURIER_RESPAWN)
+    expected = ("wave_interval", "passive_gold", "courier_respawn", "siege_vs_building")
+    cols = (kernels.R_WAVE, kernels.R_PASSIVE_GOLD, kernels.R_COURIER_RESPAWN, kernels.R_SIEGE_VS_BUILDING)
     for name, col in zip(expected, cols):
         assert RULE_FIELDS[col] == name, f"kernel rule column for {name} is out of date"
 

@@ -60,6 +60,7 @@ R_BIG_RESPAWN, R_AEGIS, R_RUNE_INTERVAL, R_DAY_NIGHT, R_START_GOLD, R_PASSIVE_GO
 R_KILL_GOLD, R_KILL_GOLD_LVL, R_ASSIST_GOLD, R_KILL_XP, R_KILL_XP_LVL, R_XP_RADIUS = 13, 14, 15, 16, 17, 18
 R_RESPAWN_BASE, R_RESPAWN_LVL, R_BUYBACK_BASE, R_BUYBACK_LVL, R_BUYBACK_CD = 19, 20, 21, 22, 23
 R_GLYPH_CD, R_GLYPH_TIME, R_FOUNTAIN_REGEN, R_TP_TIME, R_BOUNTY_GOLD, R_COURIER_RESPAWN = 24, 25, 26, 27, 28, 29
+R_CREEP_VS_BUILDING, R_SIEGE_VS_BUILDING = 30, 31
 
 GRID_CELL = 1000.0  # spatial hash cell for neighbour queries
 GRID_SIDE = 16
@@ -573,6 +574,20 @@ def attack_damage(uf, ui, g, u):
 
 
 @kernel
+def building_damage_factor(ui, rules, g, u, t):
+    """Lane creeps hit buildings softly and siege creeps hard, so that waves alone rarely take towers."""
+    tkind = ui[g, t, KIND]
+    if tkind != K_TOWER and tkind != K_BARRACKS and tkind != K_ANCIENT:
+        return 1.0
+    kind = ui[g, u, KIND]
+    if kind == K_CREEP_MELEE or kind == K_CREEP_RANGED:
+        return rules[R_CREEP_VS_BUILDING]
+    if kind == K_CREEP_SIEGE:
+        return rules[R_SIEGE_VS_BUILDING]
+    return 1.0
+
+
+@kernel
 def attack_or_approach(S, D, g, u, t, may_move):
     """Attack ``t`` when in reach and ready, else walk toward it. Returns True when in reach."""
     uf, ui, hf, gi = S[0], S[1], S[2], S[7]
@@ -583,7 +598,7 @@ def attack_or_approach(S, D, g, u, t, may_move):
         return False
     uf[g, u, FACING] = math.atan2(uf[g, t, Y] - uf[g, u, Y], uf[g, t, X] - uf[g, u, X])
     if uf[g, u, ATTACK_READY] <= 0.0:
-        dmg = attack_damage(uf, ui, g, u)
+        dmg = attack_damage(uf, ui, g, u) * building_damage_factor(ui, D[4], g, u, t)
         if uf[g, u, PROJ_SPEED] > 0.0:
             spawn_projectile(S, g, u, t, uf[g, u, PROJ_SPEED], dmg, -1, 0)
         else:

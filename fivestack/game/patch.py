@@ -322,7 +322,7 @@ class Rules:
     ranged_per_wave: int = 1
     siege_every: int = 5
     creep_upgrade_interval: float = 450.0  # lane creeps gain hp and damage every 7.5 minutes
-    creep_upgrade: float = 0.1
+    creep_upgrade: float = 0.05
     camp_respawn: float = 60.0
     big_neutral_respawn: float = 480.0
     aegis_duration: float = 300.0
@@ -347,6 +347,8 @@ class Rules:
     teleport_time: float = 3.0
     bounty_rune_gold: float = 100.0
     courier_respawn: float = 60.0
+    creep_vs_building: float = 0.25  # lane creeps' attacks on buildings (Dota's structure armor type)
+    siege_vs_building: float = 1.0
 
     def vector(self) -> np.ndarray:
         return np.array([float(getattr(self, f)) for f in self.__dataclass_fields__], dtype=np.float64)
