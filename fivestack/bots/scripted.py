@@ -170,13 +170,8 @@ def d2xy(ax, ay, bx, by):
 
 @kernel
 def rng_next(mem_g, g):
-    """xorshift64 on the game's own bot memory: a float in [0, 1). Never touches the game's RNG."""
-    x = np.uint64(mem_g[g, MG_RNG])
-    x ^= x << np.uint64(13)
-    x ^= x >> np.uint64(7)
-    x ^= x << np.uint64(17)
-    mem_g[g, MG_RNG] = np.int64(x)
-    return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    """The bot's own stream in its game memory: a float in [0, 1). Never touches the game's RNG."""
+    return kernels.xorshift01(mem_g, g, MG_RNG)
 
 
 @kernel

@@ -81,13 +81,20 @@ MAX_LEVEL = 25
 
 # ====================================================================== small helpers
 @kernel
-def rand01(gi, g):
-    x = np.uint64(gi[g, G_RNG])
+def xorshift01(state, g, column):
+    """xorshift64 kept in ``state[g, column]``: a float in [0, 1). Each game owns its generators."""
+    x = np.uint64(state[g, column])
     x ^= x << np.uint64(13)
     x ^= x >> np.uint64(7)
     x ^= x << np.uint64(17)
-    gi[g, G_RNG] = np.int64(x)
+    state[g, column] = np.int64(x)
     return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def rand01(gi, g):
+    """The game's own random stream (rules: rune kinds, build randomisation)."""
+    return xorshift01(gi, g, G_RNG)
 
 
 @kernel
