@@ -250,14 +250,6 @@ def try_target(S, D, g, h, prim, t, ox, oy, out):
 
 
 @kernel
-def phys_mult(uf, ui, g, t):
-    a = uf[g, t, ARMOR]
-    if ui[g, t, BUFF] > 0:
-        a += uf[g, t, BUFF_ARMOR]
-    return 1.0 - 0.06 * a / (1.0 + 0.06 * abs(a))
-
-
-@kernel
 def is_lane_creep(kind):
     return kind == K_CREEP_MELEE or kind == K_CREEP_RANGED or kind == K_CREEP_SIEGE
 
@@ -552,13 +544,13 @@ def fight_values(S, g, team, x, y, radius):
 
 
 @kernel
-def best_enemy_hero(S, g, h, team, radius):
-    """The visible enemy hero within ``radius`` with the least health (-1 none)."""
+def weakest_visible_enemy(S, g, h, team, radius, first, last):
+    """The visible enemy unit among slots [first, last) within ``radius`` with the least health (-1 none)."""
     uf, ui, vis = S[0], S[1], S[10]
     best = -1
     best_hp = 1e30
     r2 = radius * radius
-    for u in range(N_HEROES):
+    for u in range(first, last):
         if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] == team or vis[g, team, u] == 0:
             continue
         if kernels.dist2(uf, g, h, u) > r2:
@@ -567,6 +559,12 @@ def best_enemy_hero(S, g, h, team, radius):
             best_hp = uf[g, u, HP]
             best = u
     return best
+
+
+@kernel
+def best_enemy_hero(S, g, h, team, radius):
+    """The visible enemy hero within ``radius`` with the least health (-1 none)."""
+    return weakest_visible_enemy(S, g, h, team, radius, 0, N_HEROES)
 
 
 @kernel
@@ -776,7 +774,7 @@ def last_hit_target(S, g, h, team, radius, deny):
         if uf[g, h, PROJ_SPEED] > 0.0:
             delay += min(d, reach) / uf[g, h, PROJ_SPEED]
         hp_then = uf[g, u, HP] - hp_loss_rate(S, g, u) * delay
-        if hp_then <= dmg * phys_mult(uf, ui, g, u) and hp_then > -40.0 and uf[g, u, HP] < best_hp:
+        if hp_then <= dmg * kernels.physical_multiplier(uf, ui, g, u) and hp_then > -40.0 and uf[g, u, HP] < best_hp:
             best_hp = uf[g, u, HP]
             best = u
     return best
@@ -802,7 +800,7 @@ def lane_creep_plan(S, g, h, team, radius):
             continue
         if kernels.dist2(uf, g, h, u) > r2:
             continue
-        eff = dmg * phys_mult(uf, ui, g, u)
+        eff = dmg * kernels.physical_multiplier(uf, ui, g, u)
         if uf[g, u, HP] < LH_HOLD_HITS * eff:
             if not own or uf[g, u, HP] < 0.5 * uf[g, u, HP_MAX] + eff:
                 hold_fire = True
@@ -814,19 +812,8 @@ def lane_creep_plan(S, g, h, team, radius):
 
 @kernel
 def weakest_enemy_creep(S, g, h, team, radius):
-    uf, ui, vis = S[0], S[1], S[10]
-    best = -1
-    best_hp = 1e30
-    r2 = radius * radius
-    for u in range(SLOT_CREEPS, MAX_UNITS):
-        if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] == team or vis[g, team, u] == 0:
-            continue
-        if kernels.dist2(uf, g, h, u) > r2:
-            continue
-        if uf[g, u, HP] < best_hp:
-            best_hp = uf[g, u, HP]
-            best = u
-    return best
+    """The visible enemy (or neutral) creep within ``radius`` with the least health (-1 none)."""
+    return weakest_visible_enemy(S, g, h, team, radius, SLOT_CREEPS, MAX_UNITS)
 
 
 # ====================================================================== one hero

@@ -529,16 +529,22 @@ def hero_of(ui, g, src):
 
 
 @kernel
+def physical_multiplier(uf, ui, g, t):
+    """Dota's armor formula: the share of physical damage that gets through."""
+    a = uf[g, t, ARMOR]
+    if ui[g, t, BUFF] > 0:
+        a += uf[g, t, BUFF_ARMOR]
+    return 1.0 - 0.06 * a / (1.0 + 0.06 * abs(a))
+
+
+@kernel
 def deal_damage(S, g, src, tgt, amount, dtype):
     """Apply damage of a type (0 physical, 1 magical, 2 pure) and record who is credited."""
     uf, ui, hf, gi, assist_frame = S[0], S[1], S[2], S[7], S[14]
     if not can_be_attacked(ui, g, tgt) or ui[g, tgt, KIND] == K_FOUNTAIN:
         return 0.0
     if dtype == 0:
-        a = uf[g, tgt, ARMOR]
-        if ui[g, tgt, BUFF] > 0:
-            a += uf[g, tgt, BUFF_ARMOR]
-        mult = 1.0 - 0.06 * a / (1.0 + 0.06 * abs(a))
+        mult = physical_multiplier(uf, ui, g, tgt)
     elif dtype == 1:
         mult = 1.0 - uf[g, tgt, MAGIC_RES]
     else:

@@ -125,7 +125,7 @@ def test_last_hit_target_is_only_a_killable_creep():
     assert creeps, "an enemy wave is in sight at two minutes"
     u = creeps[0]
     uf[0, h, X], uf[0, h, Y] = uf[0, u, X] - 100, uf[0, u, Y]
-    dmg = kernels.attack_damage(uf, ui, 0, h) * scripted.phys_mult(uf, ui, 0, u)
+    dmg = kernels.attack_damage(uf, ui, 0, h) * kernels.physical_multiplier(uf, ui, 0, u)
     uf[0, u, HP] = dmg + 50.0  # one hit does not kill it
     other = [v for v in creeps[1:]]
     for v in other:
