@@ -8,7 +8,10 @@ from fivestack.game.engine import GameConfig
 
 @pytest.mark.parametrize("mode, cycles", [("1v1", 400), ("5v5", 150)])
 def test_parallel_api(mode, cycles):
-    parallel_api_test(FivestackParallelEnv(GameConfig(mode=mode)), num_cycles=cycles)
+    env = FivestackParallelEnv(GameConfig(mode=mode))
+    parallel_api_test(env, num_cycles=cycles)  # raises AssertionError on any API violation
+    obs, _ = env.reset(seed=1)
+    assert all(env.observation_space(a).contains(obs[a]) for a in env.agents)
 
 
 def test_agents_and_spaces():

@@ -75,7 +75,7 @@ def games_restart_inside_samples(segments: list[Replayed]) -> None:
     assert games and all(g["truncated"] for g in games)  # cut off at game.max_seconds
 
 
-def check_replay(segments: list[Replayed]) -> None:
+def assert_replay_matches(segments: list[Replayed]) -> None:
     for seg in segments:
         b = seg.batch
         assert seg.log_prob.shape == b.log_prob.shape
@@ -84,7 +84,7 @@ def check_replay(segments: list[Replayed]) -> None:
         np.testing.assert_allclose(seg.value, b.returns - b.advantages, rtol=0, atol=1e-4)
 
 
-def check_state_matters(segments: list[Replayed]) -> None:
+def assert_state_matters(segments: list[Replayed]) -> None:
     mid_game = 0
     for seg in segments:
         first = seg.batch.first
@@ -117,11 +117,11 @@ def test_games_end_inside_samples(one_vs_one):
 
 
 def test_replay_matches_the_rollout_1v1(one_vs_one):
-    check_replay(one_vs_one)
+    assert_replay_matches(one_vs_one)
 
 
 def test_state_matters_1v1(one_vs_one):
-    check_state_matters(one_vs_one)
+    assert_state_matters(one_vs_one)
 
 
 def test_replay_matches_the_rollout_5v5(five_vs_five):
@@ -129,8 +129,8 @@ def test_replay_matches_the_rollout_5v5(five_vs_five):
     b = five_vs_five[0].batch
     assert b.h0.shape == (4, 5, 256) and b.actions.shape == (4, 16, 5, 5)
     games_restart_inside_samples(five_vs_five)
-    check_replay(five_vs_five)
-    check_state_matters(five_vs_five)
+    assert_replay_matches(five_vs_five)
+    assert_state_matters(five_vs_five)
 
 
 def test_replay_with_swapped_heroes_fails(five_vs_five):
