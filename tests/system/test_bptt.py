@@ -117,10 +117,12 @@ def test_games_end_inside_samples(one_vs_one):
 
 
 def test_replay_matches_the_rollout_1v1(one_vs_one):
+    assert all(len(seg.batch) > 0 for seg in one_vs_one)
     assert_replay_matches(one_vs_one)
 
 
 def test_state_matters_1v1(one_vs_one):
+    assert any(seg.batch.first[:, 0].min() == 0 for seg in one_vs_one)  # some samples start mid-game
     assert_state_matters(one_vs_one)
 
 
