@@ -180,12 +180,7 @@ def new_game_memory(S, g, team, mem_g, mem_h, seed):
     own RNG state at its start (so that games differ with their seeds, and replays are reproducible)."""
     uf = S[0]
     z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(S[7][g, G_RNG]) + np.uint64(team + 1)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    if z == np.uint64(0):
-        z = np.uint64(1)
-    mem_g[g, MG_RNG] = np.int64(z)
+    mem_g[g, MG_RNG] = kernels.splitmix64(z)
     mem_g[g, MG_PUSH_LANE] = -1
     mem_g[g, MG_PUSH_SINCE] = 0
     minutes = PUSH_MINUTE + (rng_next(mem_g, g) - 0.5) * 2.0 * PUSH_JITTER

@@ -7,7 +7,7 @@ is a row of zeros, so its ``seen`` column is 0 too.
 
 from __future__ import annotations
 
-from fivestack.game.layout import N_DELAY, N_HEROES, N_INVENTORY, N_ITEM_SLOTS, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
+from fivestack.game.layout import N_DELAY, N_HEROES, N_ITEM_SLOTS, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
 
 # ---------------------------------------------------------------- units: (games, 2, 189, 43)
 # Slots 0-68 hold units 0-68 (heroes, buildings, couriers, neutrals) at fixed places; slots 69-188 hold the
@@ -165,4 +165,3 @@ HERO_MASK_GROUPS = {
 ACTION_NVEC = (N_PRIMARY, N_DELAY, N_UNIT_SLOTS, N_OFFSET, N_OFFSET)
 
 __all__ = [name for name in dir() if name.isupper()]
-_ = N_INVENTORY

@@ -92,6 +92,17 @@ def xorshift01(state, g, column):
 
 
 @kernel
+def splitmix64(z):
+    """Scramble a 64-bit value into a non-zero xorshift state (stored as int64)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    if z == np.uint64(0):
+        z = np.uint64(1)
+    return np.int64(z)
+
+
+@kernel
 def rand01(gi, g):
     """The game's own random stream (rules: rune kinds, build randomisation)."""
     return xorshift01(gi, g, G_RNG)
@@ -286,14 +297,7 @@ def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
         ui[g, u, KILLER_HERO] = -1
         ui[g, u, DOT_SOURCE] = -1
         ui[g, u, LANE] = -1
-    # a 64-bit splitmix of the seed starts the game's own RNG
-    z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    if z == np.uint64(0):
-        z = np.uint64(1)
-    gi[g, G_RNG] = np.int64(z)
+    gi[g, G_RNG] = splitmix64(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))  # the game's own RNG
     gi[g, G_MODE] = mode
     gi[g, G_MAX_FRAMES] = max_frames
     gi[g, G_WINNER] = -1

@@ -36,6 +36,7 @@ class PolicyTeamAgent:
     def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0):
         self.team = team
         self.inference = Inference(policy, seed)
+        self.mode = mode
         self.heroes = active_heroes(mode)[team]
         self.k = len(self.heroes)
         self.state = None
@@ -46,7 +47,7 @@ class PolicyTeamAgent:
         if self.state is None:
             self.state = initial_state(n * self.k, self.inference.policy.config.lstm_size)
             self.first = np.ones(n, np.float32)
-        view = team_view(env.obs, active_heroes("1v1" if self.k == 1 else "5v5"))
+        view = team_view(env.obs, active_heroes(self.mode))
         mine = {name: arr.reshape(n, 2, *arr.shape[1:])[:, self.team] for name, arr in view.items()}
         slots = np.tile(self.heroes, (n, 1)).astype(np.int64)
         result = self.inference(InferenceRequest(mine, slots, self.state, self.first))

@@ -3,7 +3,6 @@ state (truncated BPTT), Adam with the +-5 sqrt(v) clip, and the version counter.
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 from torch.nn import functional as F
 
@@ -107,4 +106,4 @@ def team_spirit(config: PPOConfig, version: int) -> float:
     return config.team_spirit_start + frac * (config.team_spirit_end - config.team_spirit_start)
 
 
-__all__ = ["Optimizer", "team_spirit", "np"]
+__all__ = ["Optimizer", "team_spirit"]
