@@ -15,7 +15,7 @@ from fivestack.game.engine import GameConfig
 from fivestack.game.layout import HEROES_PER_TEAM
 from fivestack.model.policy import Policy
 from fivestack.system.inference import Inference, initial_state
-from fivestack.system.messages import InferenceRequest
+from fivestack.system.messages import InferenceRequest, InferenceResult
 from fivestack.system.rollout import active_heroes, team_view
 
 
@@ -41,6 +41,9 @@ class PolicyTeamAgent:
         self.k = len(self.heroes)
         self.state = None
         self.first = None
+        # The policy's outputs for the last ``act`` call (value, win probability, actions per active hero),
+        # kept so that a replay can record what the agents thought.
+        self.last_result: InferenceResult | None = None
 
     def act(self, env: BatchedEnv) -> np.ndarray:
         n = env.n_games
@@ -53,6 +56,7 @@ class PolicyTeamAgent:
         result = self.inference(InferenceRequest(mine, slots, self.state, self.first))
         self.state = result.state
         self.first = np.zeros(n, np.float32)
+        self.last_result = result
         out = np.zeros((n, HEROES_PER_TEAM, 5), np.int64)
         out[..., 2] = -1
         out[:, self.heroes - self.team * HEROES_PER_TEAM] = result.actions
