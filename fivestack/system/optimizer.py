@@ -28,6 +28,9 @@ class Optimizer:
         self.return_std = RunningStd(gamma_from_horizon(config.horizon_seconds))
         self.version = 0
         self.grad_steps = 0
+        # In a pool of optimizers (``distributed.GradientSync``): union-batch advantage statistics and averaged
+        # gradients; None for a single optimizer.
+        self.sync = None
 
     @property
     def value_scale(self) -> float:
@@ -48,7 +51,8 @@ class Optimizer:
         log_prob, entropy, value, win_logit, used = self.policy.forward_sequence(
             obs, state, torch.from_numpy(batch.first), torch.from_numpy(batch.hero_slots), actions)
         adv = torch.from_numpy(batch.advantages)
-        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        mean, std = (adv.mean(), adv.std()) if self.sync is None else self.sync.moments(adv)
+        adv = (adv - mean) / (std + 1e-8)
         returns = torch.from_numpy(batch.returns) / self.value_scale
         pg_loss, clip_frac = policy_loss(log_prob, torch.from_numpy(batch.log_prob), adv, c.clip)
         v_loss = value_loss(value, returns)
@@ -57,6 +61,8 @@ class Optimizer:
         loss = pg_loss + c.value_weight * v_loss - c.entropy * ent + c.win_weight * win_loss
         self.adam.zero_grad(set_to_none=True)
         loss.backward()
+        if self.sync is not None:
+            self.sync.average_gradients(self.policy.parameters())
         grad_clipped = clip_by_adam_second_moment(self.adam, c.grad_clip)
         self.adam.step()
         self.grad_steps += 1

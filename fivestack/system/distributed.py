@@ -1,0 +1,165 @@
+"""A pool of optimizers that act as one: every gradient step is averaged across them by allreduce.
+
+Each optimizer trains on its own batch of B samples; ``GradientSync`` (installed as ``Optimizer.sync``) makes
+the step equal to one optimizer's step on the union batch of O x B samples:
+
+- the advantages are standardised with the mean and std of the union batch (allreduced sums),
+- the gradients are averaged, each optimizer's weighted by its share of the union's samples,
+- the input normalisers and the reward scale absorb the statistics of every optimizer's new experience
+  (allreduced moments), so that the optimizers' parameters, normalisers included, stay identical.
+
+The process group is ``torch.distributed`` with gloo on CPU (NCCL would be used with one GPU per optimizer).
+"""
+
+from __future__ import annotations
+
+import socket
+from datetime import timedelta
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+from fivestack.env import spaces as sp
+from fivestack.model.policy import Policy
+from fivestack.rl.normalize import RunningStd
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def init_group(rank: int, world: int, address: str, port: int, backend: str | None = None,
+               timeout_s: float = 600.0) -> str:
+    """Join the optimizers' process group; returns the backend used."""
+    if backend is None:
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if not dist.is_initialized():
+        dist.init_process_group(backend, init_method=f"tcp://{address}:{port}", rank=rank, world_size=world,
+                                timeout=timedelta(seconds=timeout_s))
+    return backend
+
+
+def close_group() -> None:
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def _moments(x: torch.Tensor) -> torch.Tensor:
+    """[n, sum over rows, sum of squares over rows] of (rows, width) float64 values, flattened."""
+    x = x.reshape(-1, x.shape[-1]).double()
+    return torch.cat([torch.tensor([float(x.shape[0])], dtype=torch.float64), x.sum(0), (x * x).sum(0)])
+
+
+def _merge_norm(norm, n: float, mean: torch.Tensor, var: torch.Tensor) -> None:
+    """``RunningNorm.update`` from a batch's count, mean and (biased) variance instead of its rows."""
+    if n <= 0:
+        return
+    total = norm.count + n
+    delta = mean - norm.mean
+    norm.mean += (delta * n / total).float()
+    m2 = norm.var * norm.count + var * n + delta**2 * norm.count * n / total
+    norm.var.copy_((m2 / total).float())
+    norm.count.copy_(total)
+
+
+def _merge_std(std: RunningStd, n: float, mean: float, var: float) -> None:
+    if n <= 0:
+        return
+    total = std.count + n
+    delta = mean - std.mean
+    std.mean += delta * n / total
+    std.var = (std.var * std.count + var * n + delta**2 * std.count * n / total) / total
+    std.count = total
+
+
+class GradientSync:
+    """The collective operations of one optimizer in the pool (one instance per process)."""
+
+    def __init__(self, policy: Policy, world: int):
+        self.policy = policy
+        self.world = world
+        self.norm_keys = list(policy.norms.keys())
+        self.widths = {key: int(norm.mean.numel()) for key, norm in policy.norms.items()}
+        self._pending = self._zero_moments()
+        self._count = 0.0  # this optimizer's samples in the current step, set by ``moments``
+        self._total = 0.0
+
+    def _zero_moments(self) -> torch.Tensor:
+        return torch.zeros(sum(1 + 2 * w for w in self.widths.values()) + 3, dtype=torch.float64)
+
+    # ------------------------------------------------------------------ statistics of new experience
+    def observe(self, obs: dict[str, np.ndarray], returns: np.ndarray) -> None:
+        """Accumulate a new segment's normaliser statistics (shared with the pool at the next step)."""
+        parts = []
+        for key in self.norm_keys:
+            if key == "obs_units":  # statistics of the units that are there, as Policy.update_normalizers
+                units = torch.from_numpy(obs["units"])
+                x = units[units[..., sp.U_SEEN] > 0]
+            else:
+                x = torch.from_numpy(obs[key[4:]])
+            parts.append(_moments(x) if x.numel() else torch.zeros(1 + 2 * self.widths[key], dtype=torch.float64))
+        r = torch.from_numpy(np.asarray(returns, np.float64).reshape(-1, 1))
+        parts.append(_moments(r))
+        self._pending += torch.cat(parts)
+
+    def apply_observed(self, return_std: RunningStd) -> None:
+        """Allreduce the accumulated statistics and fold them into every optimizer's normalisers."""
+        total = self._pending.clone()
+        dist.all_reduce(total)
+        self._pending = self._zero_moments()
+        at = 0
+        with torch.no_grad():
+            for key in self.norm_keys:
+                w = self.widths[key]
+                n, s, sq = total[at], total[at + 1:at + 1 + w], total[at + 1 + w:at + 1 + 2 * w]
+                at += 1 + 2 * w
+                if n > 0:
+                    mean = s / n
+                    _merge_norm(self.policy.norms[key], float(n), mean, (sq / n - mean * mean).clamp_min(0.0))
+        n, s, sq = (float(v) for v in total[at:at + 3])
+        if n > 0:
+            mean = s / n
+            _merge_std(return_std, n, mean, max(sq / n - mean * mean, 0.0))
+
+    # ------------------------------------------------------------------ one gradient step
+    def moments(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Mean and (unbiased) std of ``x`` over the union of every optimizer's batch."""
+        flat = x.reshape(-1).double()
+        stats = torch.stack([torch.tensor(float(flat.numel()), dtype=torch.float64), flat.sum(), (flat * flat).sum(),
+                             torch.tensor(float(x.shape[0]), dtype=torch.float64)])
+        dist.all_reduce(stats)
+        n, s, sq, samples = stats
+        mean = s / n
+        var = (sq - s * s / n) / (n - 1).clamp_min(1.0)
+        self._count, self._total = float(x.shape[0]), float(samples)
+        return mean.to(x.dtype), var.clamp_min(0.0).sqrt().to(x.dtype)
+
+    @torch.no_grad()
+    def average_gradients(self, parameters) -> None:
+        """grad <- sum over optimizers of (their samples / union samples) x their grad; one flat allreduce."""
+        params = list(parameters)
+        weight = self._count / self._total if self._total > 0 else 1.0 / self.world
+        flags = torch.tensor([1.0 if p.grad is not None else 0.0 for p in params])
+        flat = torch.cat([(p.grad.reshape(-1) if p.grad is not None else torch.zeros(p.numel())) * weight
+                          for p in params] + [flags])
+        dist.all_reduce(flat)
+        at = 0
+        for i, p in enumerate(params):
+            n = p.numel()
+            if flat[flat.numel() - len(params) + i] > 0:
+                grad = flat[at:at + n].view_as(p)
+                if p.grad is None:
+                    p.grad = grad.clone()
+                else:
+                    p.grad.copy_(grad)
+            at += n
+
+    @staticmethod
+    def broadcast_parameters(policy: Policy, src: int = 0) -> None:
+        """Make every optimizer start from ``src``'s parameters and normalisers."""
+        with torch.no_grad():
+            for tensor in list(policy.parameters()) + list(policy.buffers()):
+                dist.broadcast(tensor.data, src)
