@@ -12,6 +12,7 @@ import math
 import os
 import shutil
 import time
+import warnings
 from pathlib import Path
 
 import torch
@@ -82,7 +83,14 @@ class Controller:
             self._writer.close()
 
 
+class CheckpointFallbackWarning(UserWarning):
+    """The newest checkpoint is damaged; an older one is used instead."""
+
+
 def latest_checkpoint(run_dir: Path) -> Path:
+    """The newest checkpoint that loads. A damaged newest one (a truncated file, a missing file, a broken
+    state.json) is skipped with a warning naming it and the checkpoint used instead; if none loads, the newest
+    one's error is raised."""
     folder = Path(run_dir) / "checkpoints"
     if not Path(run_dir).is_dir():
         raise CheckpointError(f"run {run_dir} does not exist; pass an existing run folder to --resume, e.g. runs/NAME")
@@ -90,7 +98,18 @@ def latest_checkpoint(run_dir: Path) -> Path:
     if not found:
         raise CheckpointError(f"run {run_dir} has no checkpoint yet (nothing in {folder}); start it again without "
                               f"--resume")
-    return found[-1]
+    first_error = None
+    for path in reversed(found):
+        try:
+            load_checkpoint(path)
+        except CheckpointError as exc:
+            first_error = first_error or exc
+            continue
+        if first_error is not None:
+            warnings.warn(f"{first_error} -- falling back to the previous checkpoint {path}",
+                          CheckpointFallbackWarning, stacklevel=2)
+        return path
+    raise first_error
 
 
 def load_checkpoint(path: Path) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor], dict]:
