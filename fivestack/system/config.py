@@ -1,5 +1,5 @@
 """Run configuration: one dataclass per component, with the paper's defaults and our CPU-scale choices
-marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[ppo]``, ``[policy]``, ``[eval]``)
+marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[ppo]``, ``[policy]``, ``[eval]``, ``[ray]``)
 with ``--set section.key=value`` overrides; an unknown key or a value of the wrong type is one clear error.
 """
 
@@ -73,6 +73,22 @@ class EvalConfig:
 
 
 @dataclass
+class RayConfig:
+    """The ray runner (``fivestack train --runner ray``); the serial runner ignores this section."""
+
+    address: str = ""  # "" = start Ray on this machine; "auto" or HOST:PORT joins a running cluster
+    rollout_workers: int = 2  # R, each playing rollout.games games
+    inference: int = 1  # I actors batching forward passes across workers; 0 = each worker runs its own
+    optimizers: int = 1  # O, averaging gradients by allreduce; the step's batch is O x ppo.batch_samples
+    steps_per_version: int = 32  # paper: a new version every 32 gradient steps (replaces ppo.steps_per_version)
+    buffer_samples: int = 1024  # per optimizer; ours (a 5v5 sample is ~1.4 MB); paper 4096
+    reuse_target: float = 1.0  # optimizers wait rather than consume faster than this x production; 0 = never
+    cpus: int = 0  # logical CPUs of a local Ray; 0 = one per actor
+    batch_wait_ms: float = 2.0  # how long an inference actor waits for more workers' requests to batch
+    log_seconds: float = 10.0  # one metrics record per interval
+
+
+@dataclass
 class TrainConfig:
     run: RunConfig = field(default_factory=RunConfig)
     game: GameSettings = field(default_factory=GameSettings)
@@ -80,6 +96,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -176,6 +193,14 @@ def validate(config: TrainConfig) -> None:
     for section, key in (("rollout", "games"), ("ppo", "batch_samples"), ("ppo", "epochs"), ("ppo", "steps_per_version")):
         if getattr(getattr(config, section), key) < 1:
             raise ConfigError(f"{section}.{key} must be at least 1")
+    for key in ("rollout_workers", "optimizers", "steps_per_version", "buffer_samples"):
+        if getattr(config.ray, key) < 1:
+            raise ConfigError(f"ray.{key} must be at least 1")
+    if config.ray.inference < 0 or config.ray.reuse_target < 0:
+        raise ConfigError("ray.inference and ray.reuse_target must not be negative")
+    if config.ray.buffer_samples < config.ppo.batch_samples:
+        raise ConfigError(f"ray.buffer_samples ({config.ray.buffer_samples}) must hold at least one batch "
+                          f"(ppo.batch_samples = {config.ppo.batch_samples})")
     if not 0 < config.ppo.learning_rate < 1:
         raise ConfigError(f"ppo.learning_rate must lie in (0, 1), got {config.ppo.learning_rate}")
 
