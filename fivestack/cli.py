@@ -1,7 +1,8 @@
 """The ``fivestack`` command.
 
     fivestack play --radiant scripted --dire random --seed 1 [--mode 5v5|1v1] [--max-minutes 60]
-                   [--games N] [--replay FILE]
+                   [--games N] [--replay FILE] [--view]
+    fivestack view REPLAY [--host 127.0.0.1] [--port 0] [--no-browser]
     fivestack train [--config F] [--set section.key=value ...] [--resume runs/NAME]
 
 Errors a user can cause (an unknown agent or mode, a bad number, a replay path that cannot be written)
@@ -52,7 +53,7 @@ def _check_replay_path(path: Path) -> None:
     """Refuse a replay path that cannot be written *before* the game is played, not after."""
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
-        _fail(f"--replay {str(path)!r} is a directory; give a file name such as {str(path / 'game.jsonl.gz')!r}")
+        _fail(f"--replay {str(path)!r} is a directory; give a file name such as {str(path / 'game.npz')!r}")
     if not parent.is_dir():
         _fail(f"--replay {str(path)!r}: the folder {str(parent)!r} does not exist; "
               "create it first or choose another path")
@@ -107,8 +108,10 @@ def play(
     max_minutes: float = typer.Option(60.0, help="Time limit in game minutes; a game that reaches it is truncated."),
     games: int = typer.Option(1, help="Number of games, played together in one batched env."),
     replay: Path | None = typer.Option(
-        None, help="Save the replay here (gzip JSON lines, e.g. game.jsonl.gz); with --games N, one file per game "
-                   "named NAME-<i>.jsonl.gz."),
+        None, help="Save the replay here (.npz, e.g. game.npz); with --games N, one file per game named "
+                   "NAME-<i>.npz."),
+    view: bool = typer.Option(False, "--view", help="Open the replay viewer on the game just played (the first "
+                              "game with --games N); without --replay the replay goes to a temporary file."),
 ) -> None:
     """Play full games between two agents, print the result and a summary, and optionally save replays."""
     from fivestack.game.engine import GameConfig
@@ -132,6 +135,10 @@ def play(
         _fail(f"--games must be at least 1, got {games}")
     if replay is not None:
         _check_replay_path(replay)
+    elif view:
+        import tempfile
+
+        replay = Path(tempfile.mkdtemp(prefix="fivestack-")) / "game.npz"
 
     out = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
@@ -169,6 +176,30 @@ def play(
     for game in result.games:
         if game.replay is not None:
             out.print(f"Replay saved to {game.replay}")
+    if view:
+        _view(result.games[0].replay)
+
+
+def _view(path: Path, host: str = "127.0.0.1", port: int = 0, browser: bool = True) -> None:
+    from fivestack.viewer.server import view as serve
+
+    code = serve(path, host=host, port=port, open_browser=browser, say=lambda m: print(m, flush=True),
+                 complain=lambda m: typer.echo(m, err=True))
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command("view")
+def view_command(
+    replay: Path = typer.Argument(..., help="A replay file (.npz) written by `fivestack play --replay`."),
+    host: str = typer.Option("127.0.0.1", help="Address to bind; the default serves this machine only."),
+    port: int = typer.Option(0, help="Port to listen on; 0 picks a free one."),
+    browser: bool = typer.Option(True, "--browser/--no-browser", help="Open the page in the default browser."),
+) -> None:
+    """Watch a replay in the browser: map, units, fog of war, scoreboard, events and the planning view."""
+    if not 0 <= port <= 65535:
+        _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
+    _view(replay, host=host, port=port, browser=browser)
 
 
 

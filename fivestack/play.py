@@ -83,12 +83,12 @@ def check_mode(mode: str) -> str:
 
 
 def replay_paths(path: str | Path, n_games: int) -> list[Path]:
-    """Where each game's replay goes: ``path`` for one game; ``NAME-<i>.jsonl.gz`` next to it for several."""
+    """Where each game's replay goes: ``path`` for one game; ``NAME-<i>.npz`` next to it for several."""
     path = Path(path)
     if n_games == 1:
         return [path]
     name = path.name
-    for suffix in (".jsonl.gz", ".json.gz", ".gz"):
+    for suffix in (".replay.npz", ".npz", ".jsonl.gz", ".json.gz", ".gz"):
         if name.endswith(suffix):
             stem, ext = name[: -len(suffix)], suffix
             break
@@ -130,7 +130,7 @@ def play_match(
     env = BatchedEnv(n_games, config)
     env.reset(seed)
     paths = replay_paths(replay, n_games) if replay is not None else []
-    recorders = [ReplayRecorder(env, g, seed=seed + g, players={"radiant": radiant, "dire": dire})
+    recorders = [ReplayRecorder(env, g, seed=seed + g, players={"radiant": radiant, "dire": dire}, agents=agents)
                  for g in range(len(paths))]
     limit = config.max_seconds
     timesteps = np.zeros(n_games, np.int64)

@@ -28,7 +28,7 @@ def table_rows(text: str) -> dict[str, tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
-    path = tmp_path_factory.mktemp("play") / "game.jsonl.gz"
+    path = tmp_path_factory.mktemp("play") / "game.npz"
     result = invoke("--radiant", "random", "--dire", "random", "--seed", "1", "--mode", "1v1",
                     "--max-minutes", "3", "--replay", str(path))
     return result, path
@@ -74,7 +74,7 @@ def test_replay_matches_printed_summary(played):
     (["--radiant", "random", "--games", "0"], "Error: --games must be at least 1"),
 ])
 def test_bad_arguments_give_one_clear_line_and_exit_2(args, message, tmp_path):
-    path = tmp_path / "never.jsonl.gz"
+    path = tmp_path / "never.npz"
     result = invoke(*args, "--replay", str(path))
     assert result.exit_code == 2
     assert result.stderr.strip().startswith(message)
@@ -83,19 +83,19 @@ def test_bad_arguments_give_one_clear_line_and_exit_2(args, message, tmp_path):
 
 
 def test_unwritable_replay_folder_is_refused_before_playing(tmp_path):
-    result = invoke("--radiant", "random", "--replay", str(tmp_path / "missing" / "game.jsonl.gz"))
+    result = invoke("--radiant", "random", "--replay", str(tmp_path / "missing" / "game.npz"))
     assert result.exit_code == 2
     assert "does not exist" in result.stderr and "Summary" not in result.stdout
 
 
 def test_several_games_print_win_counts_and_save_one_replay_each(tmp_path):
-    path = tmp_path / "m.jsonl.gz"
+    path = tmp_path / "m.npz"
     result = invoke("--radiant", "random", "--dire", "random", "--mode", "1v1", "--max-minutes", "0.5",
                     "--games", "2", "--seed", "5", "--replay", str(path))
     assert result.exit_code == 0, result.output
     assert "Wins: Radiant 0, Dire 0, truncated 2" in result.stdout  # random agents decide nothing in 30 s
     for i, p in enumerate(replay_paths(path, 2)):
-        assert p.name == f"m-{i}.jsonl.gz"
+        assert p.name == f"m-{i}.npz"
         replay = load_replay(p)
         assert replay.header["seed"] == 5 + i and replay.header["game_index"] == i
         assert len(replay.steps) == 225

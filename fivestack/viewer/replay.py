@@ -1,107 +1,121 @@
-"""Replay files: what a viewer needs to redraw a game, in an open, non-executable format.
+"""Replay files: what a viewer needs to redraw a game, in an open, compact, non-executable format.
 
-A replay is a **gzip-compressed JSON Lines** file (``*.jsonl.gz``): UTF-8 text, one JSON object per line,
-readable with nothing but ``zcat`` and a JSON parser. Nothing in it can run code when loaded (no pickle).
-The gzip stream may consist of several gzip members (RFC 1952 allows this; ``zcat`` and Python's ``gzip``
-read them as one stream).
+A replay (format version 2) is a **NumPy ``.npz`` archive** (a zip of ``.npy`` arrays, deflate-compressed):
+flat numeric arrays plus three UTF-8 JSON documents stored as ``uint8`` arrays. It is read with
+``numpy.load(path, allow_pickle=False)``: nothing in it can run code when loaded (no pickle, no object
+arrays). Version 1 (gzip JSON Lines, ``*.jsonl.gz``) is refused with a message saying how to re-record.
+One timestep is one agent step (4 frames, 2/15 s); a game of *s* seconds has ceil(30 s / 4) timesteps.
 
-Lines, in order:
+JSON documents (``json.loads(bytes(archive[name]))``):
 
-1. **header** (``"type": "header"``)::
+``header``
+    format ("fivestack-replay"), version (FORMAT_VERSION; a reader refuses others), created_by, patch,
+    config (the GameConfig), seed, game_index, players ({"radiant": name, "dire": name} or null), time
+    (frames_per_second, frames_per_step, step_seconds), unit_fields (the unit columns below), kinds, teams,
+    heroes (the ten slots: index, team, name, role, active, abilities), lineup, map (size, walk_grid {cells,
+    cell_size, rows: strings of "0"/"1", rows[i][j] = cell (x index i, y index j), 1 walkable}, lanes,
+    buildings [{unit, team, kind, tier, barracks, lane, x, y}], camps, big_neutral, rune_spots, river),
+    start {frame}, item_names, primary_actions, rune_names, hero_stats (columns of ``hero_stats``),
+    policy {"radiant": bool, "dire": bool}: whether that team's outputs were recorded.
+``summary``
+    outcome ("win", "truncated", "unfinished"), winner, frames, duration_seconds, duration_minutes,
+    timesteps (T, checked by the reader), teams (per team: kills, deaths, assists, last_hits, denies, gold,
+    towers_destroyed, barracks_destroyed), heroes (per active hero: index, team, name, level, kills, deaths,
+    assists, last_hits, denies, net_worth, damage_dealt).
+``events``
+    every event of the game in order, each an object with "type", "step" and "frame":
+    kill {victim, killer (credited enemy hero or -1)}, building_destroyed {unit, team (the side that lost
+    it), kind, tier, lane}, last_hit {hero, count}, deny {hero, count}, courier_death {team}, aegis {team,
+    hero}, rune {spot, rune, hero}: a rune was taken, purchase {hero, gold, items (names bought)},
+    game_over {outcome, winner}.
 
-       format        "fivestack-replay"
-       version       FORMAT_VERSION (an int; a reader refuses other versions)
-       created_by    "fivestack <package version>"
-       patch         patch version of the game data (fivestack.game.patch.PATCH_VERSION)
-       config        the GameConfig: mode, max_seconds, training, radiant, dire, patch
-       seed          the game's seed (null when the recorder was not told)
-       game_index    which game of the batched env was recorded
-       players       {"radiant": agent name, "dire": agent name} (null when not told)
-       time          frames_per_second (30), frames_per_step (4), step_seconds
-       unit_fields   column names of a unit row (see below)
-       kinds         unit kind names, indexed by a unit row's ``kind``
-       teams         team names, indexed by a unit row's ``team`` ("radiant", "dire", "neutral")
-       heroes        the ten hero slots: index, team, name, role, active (1v1 uses slots 0 and 5), abilities
-       lineup        {"radiant": [active hero names], "dire": [...]}
-       map           size (16000), walk_grid {cells (125 per side), cell_size (128), rows: 125 strings of
-                     "0"/"1", rows[i][j] = cell (x index i, y index j), 1 walkable}, lanes {top, mid, bottom:
-                     [[x, y], ...] Radiant to Dire}, buildings [{unit, team, kind, tier, lane, x, y}],
-                     camps, big_neutral, rune_spots, river {"line": "x + y = 16000", half_width}
-       start         {"frame", "units"}: the state when recording began (usually frame 0)
+Per-timestep arrays (T timesteps):
 
-2. **one step line per agent timestep** (``"type": "step"``; 4 frames, 2/15 s), in order::
+    step_frame  int32 (T,)      game frame after the step
+    step_night  uint8 (T,)      1 at night
+    step_kills  int16 (T, 2)    hero kills so far per team
+    step_runes  int8 (T, 2)     rune at each rune spot: 0 none, 1 bounty, 2 double damage, 3 haste, 4 regen
+    step_start  int64 (T + 1,)  timestep t's unit rows are rows step_start[t]:step_start[t + 1]
+    hero_stats  int16 (T, 10, 7)   per hero slot: level, kills, deaths, assists, last_hits, denies, respawn
+                                   (whole seconds until respawn, 0 alive)
+    hero_gold   int32 (T, 10)   unspent gold
+    hero_net_worth int32 (T, 10)  gold plus the cost of every item carried
+    hero_items  int16 (T, 10, 9)   item id per inventory (6) + backpack (3) slot, -1 empty (``item_names``)
 
-       step     0, 1, 2, ...
-       frame    game frame after the step (30 per second)
-       night    true at night (the second half of each 5-minute day/night cycle)
-       kills    [Radiant hero kills, Dire hero kills] so far
-       runes    [rune at spot 0, rune at spot 1]: 0 none, 1 bounty, 2 double damage, 3 haste, 4 regeneration
-       units    one row per *alive* unit, columns ``unit_fields``:
-                [unit, kind, team, x, y, hp, hp_max, mana, target, level]
-                unit: index in the game (0-9 heroes, 10-47 buildings, 48-49 couriers, 50-68 neutrals,
-                69+ lane creeps); x, y: world units (rounded); mana: fraction of max mana (0 without mana);
-                target: unit index being attacked, -1 none; level: hero level, 0 for other units
-       events   what happened during the step, a list of objects with a "type":
-                kill                {victim, killer}: a hero died; killer is the credited enemy hero or -1
-                building_destroyed  {unit, team, kind, tier, lane}: team = the side that lost it
-                last_hit            {hero, count}
-                deny                {hero, count}
-                courier_death       {team}
-                aegis               {team, hero}: the aegis was picked up
-                game_over           {outcome, winner}
+Unit rows (N rows in all, one per *alive* unit per timestep, in unit-index order), one array per column
+``unit_<field>``:
 
-3. **summary** (``"type": "summary"``), the last line::
+    unit    int16   index in the game: 0-9 heroes, 10-47 buildings, 48-49 couriers, 50-68 neutrals, 69+ creeps
+    kind    int8    index into ``kinds``;  team  int8: index into ``teams`` (radiant, dire, neutral)
+    x, y    int16   world position (rounded; the map is 16000 across, Radiant's base bottom-left)
+    hp      int32   health, rounded up (an alive unit never shows 0);  hp_max  int32
+    mana    uint16  mana as a fraction of max mana, in thousandths (0 without mana)
+    target  int16   unit being attacked, -1 none;  level  int8: hero level, 0 for other units
+    vis     uint8   fog of war: bit 0 set when Radiant sees the unit, bit 1 when Dire does
+    vision  int16   the unit's current vision radius (day or night value)
 
-       outcome           "win" (an ancient fell, or a 1v1 was decided), "truncated" (time limit) or
-                         "unfinished" (recording stopped before the game ended)
-       winner            "radiant", "dire" or null
-       frames, duration_seconds, duration_minutes
-       timesteps         the number of step lines (a reader checks it)
-       teams             per team: kills, deaths, assists, last_hits, denies, gold (net worth),
-                         towers_destroyed, barracks_destroyed (enemy buildings this team destroyed)
-       heroes            per active hero: index, team, name, level, kills, deaths, assists, last_hits,
-                         denies, net_worth, damage_dealt
+Policy outputs, present when a team was played by a policy (an agent with ``last_result``, e.g.
+``fivestack.system.evaluator.PolicyTeamAgent``): per timestep and hero slot, what it computed for the action
+taken in that step (NaN / -1 for heroes without a policy):
 
-Record with ``ReplayRecorder(env, game_index)``: call ``record()`` after every ``env.step`` (it reads the
-step's reward events, which the next step clears) and ``save(path)`` at the end. Read with
-``load_replay(path)``, which validates the file and raises ``ValueError`` naming the problem and the fix.
+    policy_value     float32 (T, 10)     the value head (reward units)
+    policy_win_prob  float32 (T, 10)     the win-probability head
+    policy_action    int16 (T, 10, 5)    [primary, delay, target slot, offset x, offset y]
+    policy_target    int16 (T, 10)       the target slot as a unit index, -1 none
+
+Record with ``ReplayRecorder(env, game_index, agents=(radiant, dire))``: call ``record()`` after every
+``env.step`` (it reads the step's reward events, which the next step clears) and ``save(path)`` at the end.
+Read with ``load_replay(path)``, which validates the file and raises ``ValueError`` naming the problem and
+the fix.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import math
 import os
+import zipfile
 import zlib
+from collections import Counter
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from fivestack.game import geometry
 from fivestack.game.layout import (
-    ALIVE, ASSISTS, CELL, DAMAGE_DEALT, DEATHS, DENIES, EV_AEGIS, EV_COURIER_DEATH, EV_DENY, EV_HERO_DEATH,
-    EV_KILLED_HERO, EV_LAST_HIT, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_BARRACKS_LOST0, G_DONE, G_FRAME, G_KILLS0,
-    G_RUNE0, G_TOWERS_LOST0, G_WINNER, GOLD, GRID, HEROES_PER_TEAM, HP, HP_MAX, ACTIVE, AEGIS, IT_ID, KILLS, KIND,
-    LANE, LAST_HITS, LEVEL, MANA, MANA_MAX, MAP_SIZE, N_HEROES, SLOT_BUILDINGS, SLOT_COURIERS, STEP_SECONDS,
-    SUBTYPE, TARGET, TEAM, X, Y,
+    ALIVE, ASSISTS, CELL, DAMAGE_DEALT, DEATHS, DENIES, EV_AEGIS, EV_COURIER_DEATH, EV_DENY, EV_GOLD_SPENT,
+    EV_HERO_DEATH, EV_KILLED_HERO, EV_LAST_HIT, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_BARRACKS_LOST0, G_DONE,
+    G_FRAME, G_KILLS0, G_RUNE0, G_TOWERS_LOST0, G_WINNER, GOLD, GRID, HEROES_PER_TEAM, HP, HP_MAX, ACTIVE, AEGIS,
+    IT_ID, KILLS, KIND, LANE, LAST_HITS, LEVEL, MANA, MANA_MAX, MAP_SIZE, N_HEROES, N_ITEM_SLOTS, N_UNIT_SLOTS,
+    PRIMARY_NAMES, RESPAWN, SLOT_BUILDINGS, SLOT_COURIERS, STEP_SECONDS, SUBTYPE, TARGET, TEAM, VISION_DAY,
+    VISION_NIGHT, X, Y,
 )
 from fivestack.game.patch import I_COST
 
 FORMAT_NAME = "fivestack-replay"
-FORMAT_VERSION = 1
-UNIT_FIELDS = ("unit", "kind", "team", "x", "y", "hp", "hp_max", "mana", "target", "level")
+FORMAT_VERSION = 2
+UNIT_FIELDS = ("unit", "kind", "team", "x", "y", "hp", "hp_max", "mana", "target", "level", "vis", "vision")
+UNIT_DTYPES = {"unit": np.int16, "kind": np.int8, "team": np.int8, "x": np.int16, "y": np.int16, "hp": np.int32,
+               "hp_max": np.int32, "mana": np.uint16, "target": np.int16, "level": np.int8, "vis": np.uint8,
+               "vision": np.int16}
+HERO_STATS = ("level", "kills", "deaths", "assists", "last_hits", "denies", "respawn")
 KIND_NAMES = ("hero", "creep_melee", "creep_ranged", "creep_siege", "tower", "barracks", "ancient", "fountain",
               "neutral", "big_neutral", "courier")
 TEAM_NAMES = ("radiant", "dire", "neutral")
+RUNE_NAMES = ("none", "bounty", "double_damage", "haste", "regeneration")
 LANE_NAMES = geometry.LANE_NAMES
 OUTCOMES = ("win", "truncated", "unfinished")
 TEAM_STATS = ("kills", "deaths", "assists", "last_hits", "denies", "gold", "towers_destroyed",
               "barracks_destroyed")
+STEP_ARRAYS = {"step_frame": np.int32, "step_night": np.uint8, "step_kills": np.int16, "step_runes": np.int8}
+HERO_ARRAYS = {"hero_stats": np.int16, "hero_gold": np.int32, "hero_net_worth": np.int32, "hero_items": np.int16}
+POLICY_ARRAYS = {"policy_value": np.float32, "policy_win_prob": np.float32, "policy_action": np.int16,
+                 "policy_target": np.int16}
+JSON_ENTRIES = ("header", "summary", "events")
 
 
 def _version() -> str:
@@ -112,9 +126,9 @@ def _version() -> str:
 
 
 # ====================================================================== reading the game state
-def unit_rows(game, g: int) -> list[list]:
-    """Every alive unit of game ``g`` as a row of ``UNIT_FIELDS`` (plain Python numbers)."""
-    uf, ui, _, hi = game.state[0], game.state[1], game.state[2], game.state[3]
+def unit_columns(game, g: int) -> dict[str, np.ndarray]:
+    """Every alive unit of game ``g``, one array per ``UNIT_FIELDS`` column (the replay's dtypes)."""
+    uf, ui, hi, vis = game.state[0], game.state[1], game.state[3], game.state[10]
     alive = np.flatnonzero(ui[g, :, ALIVE])
     f = uf[g, alive].astype(np.float64)
     i = ui[g, alive]
@@ -123,13 +137,31 @@ def unit_rows(game, g: int) -> list[list]:
     level = np.zeros(alive.shape, np.int64)
     heroes = alive < N_HEROES
     level[heroes] = hi[g, alive[heroes], LEVEL]
-    columns = (
-        alive.tolist(), i[:, KIND].tolist(), i[:, TEAM].tolist(),
-        np.rint(f[:, X]).astype(np.int64).tolist(), np.rint(f[:, Y]).astype(np.int64).tolist(),
-        np.round(np.maximum(f[:, HP], 0.0), 1).tolist(), np.round(f[:, HP_MAX], 1).tolist(),
-        np.round(mana, 3).tolist(), i[:, TARGET].tolist(), level.tolist(),
-    )
-    return [list(row) for row in zip(*columns)]
+    night = bool(game.state[7][g, G_FRAME] / FRAMES_PER_SECOND % game.patch.rules.day_night_cycle
+                 >= game.patch.rules.day_night_cycle * 0.5)
+    seen = (vis[g, 0, alive] != 0).astype(np.int64) | ((vis[g, 1, alive] != 0).astype(np.int64) << 1)
+    columns = {
+        "unit": alive, "kind": i[:, KIND], "team": i[:, TEAM],
+        "x": np.rint(f[:, X]), "y": np.rint(f[:, Y]),
+        "hp": np.ceil(np.maximum(f[:, HP], 0.0)), "hp_max": np.rint(f[:, HP_MAX]),
+        "mana": np.rint(np.clip(mana, 0.0, 1.0) * 1000.0), "target": i[:, TARGET], "level": level, "vis": seen,
+        "vision": np.rint(f[:, VISION_NIGHT] if night else f[:, VISION_DAY]),
+    }
+    return {k: v.astype(UNIT_DTYPES[k]) for k, v in columns.items()}
+
+
+def unit_rows(game, g: int) -> list[dict[str, Any]]:
+    """Every alive unit of game ``g`` as a dict of ``UNIT_FIELDS`` (plain Python numbers, mana a fraction)."""
+    return _rows(unit_columns(game, g))
+
+
+def _rows(columns: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    lists = {k: v.tolist() for k, v in columns.items()}
+    n = len(lists["unit"])
+    rows = [{k: lists[k][r] for k in UNIT_FIELDS} for r in range(n)]
+    for row in rows:
+        row["mana"] = row["mana"] / 1000.0
+    return rows
 
 
 def _net_worth(game, g: int, h: int) -> float:
@@ -213,32 +245,31 @@ def map_description() -> dict[str, Any]:
 
 
 # ====================================================================== recording
-def _dumps(obj) -> bytes:
-    return (json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n").encode("utf-8")
-
-
-def _gzip_member(data: bytes) -> bytes:
-    """One complete gzip member (mtime 0, no file name: the same game gives the same bytes)."""
-    buf = io.BytesIO()
-    with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=6, mtime=0, filename="") as f:
-        f.write(data)
-    return buf.getvalue()
+def _json_array(obj) -> np.ndarray:
+    return np.frombuffer(json.dumps(obj, separators=(",", ":"), allow_nan=False).encode("utf-8"), dtype=np.uint8)
 
 
 class ReplayRecorder:
     """Records one game of a ``BatchedEnv`` (or anything with ``.game``, a ``GameBatch``).
 
     ``record()`` after every env step appends one timestep; it is a no-op for a step that did not advance
-    this game (the game had already finished). Steps are compressed as they come, so a long game stays
-    small in memory. ``save(path)`` may be called more than once (for example mid-game).
+    this game (the game had already finished). ``save(path)`` may be called more than once (for example
+    mid-game). ``agents``: the (Radiant, Dire) team agents; those with a ``last_result`` (an
+    ``InferenceResult``, set by each ``act``) have their policy outputs recorded: value, win probability,
+    action and target, per active hero.
     """
 
-    def __init__(self, env, game_index: int = 0, *, seed: int | None = None, players: dict | None = None):
+    def __init__(self, env, game_index: int = 0, *, seed: int | None = None, players: dict | None = None,
+                 agents: Sequence[Any] | None = None):
+        self.env = env
         self.game = env.game if hasattr(env, "game") else env
         n = self.game.n_games
         if not 0 <= game_index < n:
             raise ValueError(f"game_index must lie in [0, {n}); got {game_index}")
         self.g = game_index
+        self.agents = tuple(agents) if agents is not None else ()
+        if len(self.agents) not in (0, 2):
+            raise ValueError(f"agents must be (radiant, dire); got {len(self.agents)} agents")
         ui, hi, gi = self.game.state[1], self.game.state[3], self.game.state[7]
         names = hero_names(self.game, self.g)
         heroes = []
@@ -248,7 +279,6 @@ class ReplayRecorder:
                            "active": bool(hi[self.g, h, ACTIVE]), "abilities": [a.name for a in hero.abilities]})
         config = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self.game.config).items()}
         self.header = {
-            "type": "header",
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
             "created_by": f"fivestack {_version()}",
@@ -266,48 +296,110 @@ class ReplayRecorder:
             "lineup": {TEAM_NAMES[t]: [names[h] for h in range(t * 5, t * 5 + 5) if hi[self.g, h, ACTIVE]]
                        for t in (0, 1)},
             "map": map_description(),
-            "start": {"frame": int(gi[self.g, G_FRAME]), "units": unit_rows(self.game, self.g)},
+            "start": {"frame": int(gi[self.g, G_FRAME])},
+            "item_names": [it.name for it in self.game.patch.items],
+            "primary_actions": list(PRIMARY_NAMES),
+            "rune_names": list(RUNE_NAMES),
+            "hero_stats": list(HERO_STATS),
+            "policy": {"radiant": False, "dire": False},
         }
         self.n_steps = 0
         self._last_frame = int(gi[self.g, G_FRAME])
         self._buildings_alive = ui[self.g, SLOT_BUILDINGS:SLOT_COURIERS, ALIVE].copy()
         self._aegis = self.game.state[2][self.g, :, AEGIS].copy()
-        self._compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # wbits 31: a gzip member
-        self._compressed: list[bytes] = []
+        self._runes = gi[self.g, G_RUNE0:G_RUNE0 + 2].copy()
+        self._owned = [self._items_owned(h) for h in range(N_HEROES)]
+        self._unit_of_slot = self._slots()
+        self._seen_results: list[Any] = [None, None]
+        self._steps: dict[str, list] = {k: [] for k in (*STEP_ARRAYS, *HERO_ARRAYS, *POLICY_ARRAYS, "counts")}
+        self._units: dict[str, list] = {k: [] for k in UNIT_FIELDS}
+        self._events: list[dict] = []
+
+    def _slots(self) -> np.ndarray | None:
+        """The unit behind each observed slot, per team, as the agents see it before the next step."""
+        slots = getattr(self.env, "unit_of_slot", None)
+        return None if slots is None else slots[self.g].copy()
+
+    def _items_owned(self, h: int) -> Counter:
+        items = self.game.state[4][self.g, h, :, IT_ID]
+        stash = self.game.state[5][self.g, h]
+        return Counter([int(i) for i in items if i >= 0] + [int(i) for i in stash if i >= 0])
 
     # ------------------------------------------------------------------ per step
     def record(self) -> bool:
         """Append the timestep just played. Returns False when the game did not advance (nothing recorded)."""
         gi = self.game.state[7]
-        frame = int(gi[self.g, G_FRAME])
+        g = self.g
+        frame = int(gi[g, G_FRAME])
         if frame == self._last_frame:
             return False
         if frame < self._last_frame:
-            raise RuntimeError(f"game {self.g} went back from frame {self._last_frame} to {frame}: it was reset. "
+            raise RuntimeError(f"game {g} went back from frame {self._last_frame} to {frame}: it was reset. "
                                "Save this replay and start a new ReplayRecorder for the new game.")
-        events = self._events()
-        night = (frame / FRAMES_PER_SECOND) % self.game.patch.rules.day_night_cycle >= \
-            self.game.patch.rules.day_night_cycle * 0.5
-        step = {
-            "type": "step",
-            "step": self.n_steps,
-            "frame": frame,
-            "night": bool(night),
-            "kills": [int(gi[self.g, G_KILLS0]), int(gi[self.g, G_KILLS0 + 1])],
-            "runes": [int(gi[self.g, G_RUNE0]), int(gi[self.g, G_RUNE0 + 1])],
-            "units": unit_rows(self.game, self.g),
-            "events": events,
-        }
-        self._compressed.append(self._compressor.compress(_dumps(step)))
+        step = self.n_steps
+        for e in self._step_events():
+            self._events.append({"type": e.pop("type"), "step": step, "frame": frame, **e})
+        cycle = self.game.patch.rules.day_night_cycle
+        s = self._steps
+        s["step_frame"].append(frame)
+        s["step_night"].append((frame / FRAMES_PER_SECOND) % cycle >= cycle * 0.5)
+        s["step_kills"].append(gi[g, G_KILLS0:G_KILLS0 + 2].copy())
+        s["step_runes"].append(gi[g, G_RUNE0:G_RUNE0 + 2].copy())
+        columns = unit_columns(self.game, g)
+        for k, v in columns.items():
+            self._units[k].append(v)
+        s["counts"].append(len(columns["unit"]))
+        self._record_heroes()
+        self._record_policy()
+        self._unit_of_slot = self._slots()
         self.n_steps += 1
         self._last_frame = frame
         return True
 
-    def _events(self) -> list[dict]:
+    def _record_heroes(self) -> None:
+        hf, hi = self.game.state[2], self.game.state[3]
+        g = self.g
+        stats = np.stack([hi[g, :, LEVEL], hi[g, :, KILLS], hi[g, :, DEATHS], hi[g, :, ASSISTS],
+                          hi[g, :, LAST_HITS], hi[g, :, DENIES], np.ceil(np.maximum(hf[g, :, RESPAWN], 0.0))], axis=1)
+        items = self.game.state[4][g, :, :, IT_ID]
+        costs = np.where(items >= 0, self.game.patch.item_table[np.maximum(items, 0), I_COST], 0.0).sum(axis=1)
+        s = self._steps
+        s["hero_stats"].append(stats)
+        s["hero_gold"].append(np.rint(hf[g, :, GOLD]))
+        s["hero_net_worth"].append(np.rint(hf[g, :, GOLD] + costs))
+        s["hero_items"].append(items[:, :N_ITEM_SLOTS].copy())
+
+    def _record_policy(self) -> None:
+        value = np.full(N_HEROES, np.nan, np.float32)
+        win_prob = np.full(N_HEROES, np.nan, np.float32)
+        action = np.full((N_HEROES, 5), -1, np.int16)
+        target = np.full(N_HEROES, -1, np.int16)
+        for team, agent in enumerate(self.agents):
+            result = getattr(agent, "last_result", None)
+            if result is None or result is self._seen_results[team]:
+                continue  # a bot, or a policy that did not act for this step
+            self._seen_results[team] = result
+            self.header["policy"][TEAM_NAMES[team]] = True
+            heroes = np.asarray(agent.heroes, dtype=np.int64)
+            value[heroes] = np.asarray(result.value)[self.g]
+            win_prob[heroes] = np.asarray(result.win_prob)[self.g]
+            acts = np.asarray(result.actions)[self.g]
+            action[heroes] = acts
+            if self._unit_of_slot is not None:
+                slot = acts[:, 2]
+                ok = (slot >= 0) & (slot < N_UNIT_SLOTS)
+                target[heroes] = np.where(ok, self._unit_of_slot[team, np.clip(slot, 0, N_UNIT_SLOTS - 1)], -1)
+        s = self._steps
+        s["policy_value"].append(value)
+        s["policy_win_prob"].append(win_prob)
+        s["policy_action"].append(action)
+        s["policy_target"].append(target)
+
+    def _step_events(self) -> list[dict]:
         """This step's events, from the env's reward events (cleared every step) and state diffs."""
         g = self.g
         ev = self.game.state[9][g]
-        ui, hf, gi = self.game.state[1], self.game.state[2], self.game.state[7]
+        uf, ui, hf, gi = self.game.state[0], self.game.state[1], self.game.state[2], self.game.state[7]
         out: list[dict] = []
         killers = {h: int(round(ev[h, EV_KILLED_HERO])) for h in range(N_HEROES) if ev[h, EV_KILLED_HERO] > 0}
         for victim in range(N_HEROES):
@@ -340,6 +432,23 @@ class ReplayRecorder:
                 taker = [h for h in heroes if aegis[h] > self._aegis[h]]
                 out.append({"type": "aegis", "team": TEAM_NAMES[team], "hero": taker[0] if taker else -1})
         self._aegis = aegis.copy()
+        runes = gi[g, G_RUNE0:G_RUNE0 + 2]
+        for spot in np.flatnonzero((self._runes != 0) & (runes == 0)):
+            sx, sy = geometry.RUNE_SPOTS[spot]
+            alive_heroes = [h for h in range(N_HEROES) if ui[g, h, ALIVE]]
+            taker = min(alive_heroes, key=lambda h: (uf[g, h, X] - sx) ** 2 + (uf[g, h, Y] - sy) ** 2, default=-1)
+            out.append({"type": "rune", "spot": int(spot), "rune": RUNE_NAMES[int(self._runes[spot])],
+                        "hero": int(taker)})
+        self._runes = runes.copy()
+        names = self.game.patch.items
+        for h in range(N_HEROES):
+            if ev[h, EV_GOLD_SPENT] <= 0:
+                continue
+            owned = self._items_owned(h)
+            bought = owned - self._owned[h]
+            self._owned[h] = owned
+            out.append({"type": "purchase", "hero": h, "gold": int(round(ev[h, EV_GOLD_SPENT])),
+                        "items": [names[i].name for i in sorted(bought.elements())]})
         if int(gi[g, G_DONE]) != 0:
             s = game_summary(self.game, g)
             out.append({"type": "game_over", "outcome": s["outcome"], "winner": s["winner"]})
@@ -351,37 +460,137 @@ class ReplayRecorder:
         s["timesteps"] = self.n_steps
         return s
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Everything ``save`` writes, as named arrays (the JSON documents as UTF-8 ``uint8`` arrays)."""
+        t = self.n_steps
+        s = self._steps
+        shapes = {"step_kills": (2,), "step_runes": (2,), "hero_stats": (N_HEROES, len(HERO_STATS)),
+                  "hero_gold": (N_HEROES,), "hero_net_worth": (N_HEROES,), "hero_items": (N_HEROES, N_ITEM_SLOTS),
+                  "policy_value": (N_HEROES,), "policy_win_prob": (N_HEROES,), "policy_action": (N_HEROES, 5),
+                  "policy_target": (N_HEROES,)}
+        out: dict[str, np.ndarray] = {}
+        for name, dtype in {**STEP_ARRAYS, **HERO_ARRAYS}.items():
+            out[name] = np.asarray(s[name], dtype=dtype).reshape(t, *shapes.get(name, ()))
+        if any(self.header["policy"].values()):
+            for name, dtype in POLICY_ARRAYS.items():
+                out[name] = np.asarray(s[name], dtype=dtype).reshape(t, *shapes[name])
+        out["step_start"] = np.concatenate([[0], np.cumsum(np.asarray(s["counts"], np.int64))]).astype(np.int64)
+        for k in UNIT_FIELDS:
+            parts = self._units[k]
+            out[f"unit_{k}"] = np.concatenate(parts) if parts else np.zeros(0, UNIT_DTYPES[k])
+        out["header"] = _json_array(self.header)
+        out["summary"] = _json_array(self.summary())
+        out["events"] = _json_array(self._events)
+        return out
+
     def save(self, path) -> Path:
         """Write the replay (atomically: a crash never leaves half a file under ``path``). Returns the path."""
         path = Path(path)
-        steps = b"".join(self._compressed) + self._compressor.copy().flush()
-        data = _gzip_member(_dumps(self.header)) + steps + _gzip_member(_dumps(self.summary()))
         tmp = path.with_name(path.name + ".partial")
-        with open(tmp, "wb") as f:
-            f.write(data)
+        with open(tmp, "wb") as f:  # a file object: numpy would append ".npz" to a name
+            np.savez_compressed(f, **self.arrays())
         os.replace(tmp, path)
         return path
 
 
 # ====================================================================== reading
+class _Steps:
+    """``replay.steps[t]``: timestep ``t`` as a dict (step, frame, night, kills, runes, units, events)."""
+
+    def __init__(self, replay: "Replay"):
+        self._replay = replay
+
+    def __len__(self) -> int:
+        return self._replay.n_steps
+
+    def __getitem__(self, t: int) -> dict[str, Any]:
+        n = len(self)
+        if not -n <= t < n:
+            raise IndexError(f"timestep {t} is outside this replay's {n} timesteps")
+        return self._replay.step(t % n)
+
+    def __iter__(self):
+        return (self._replay.step(t) for t in range(len(self)))
+
+
 @dataclass
 class Replay:
     header: dict[str, Any]
-    steps: list[dict[str, Any]]
     summary: dict[str, Any]
-
-    def units(self, step: int) -> list[dict[str, Any]]:
-        """The units of a timestep as dicts keyed by ``unit_fields``."""
-        fields = self.header["unit_fields"]
-        return [dict(zip(fields, row)) for row in self.steps[step]["units"]]
+    events: list[dict[str, Any]]
+    arrays: dict[str, np.ndarray]
 
     @property
-    def events(self) -> list[dict[str, Any]]:
-        """Every event of the game, each with the ``step`` and ``frame`` it happened in."""
-        return [{"step": s["step"], "frame": s["frame"], **e} for s in self.steps for e in s["events"]]
+    def n_steps(self) -> int:
+        return int(self.arrays["step_frame"].shape[0])
+
+    @property
+    def steps(self) -> _Steps:
+        return _Steps(self)
+
+    @property
+    def has_policy(self) -> bool:
+        return "policy_value" in self.arrays
+
+    def unit_columns(self, t: int) -> dict[str, np.ndarray]:
+        """Timestep ``t``'s unit rows as one array per column (views into the replay)."""
+        start = self.arrays["step_start"]
+        a, b = int(start[t]), int(start[t + 1])
+        return {k: self.arrays[f"unit_{k}"][a:b] for k in UNIT_FIELDS}
+
+    def units(self, t: int) -> list[dict[str, Any]]:
+        """The alive units of timestep ``t`` as dicts keyed by ``UNIT_FIELDS`` (mana as a fraction)."""
+        if not 0 <= t < self.n_steps:
+            raise IndexError(f"timestep {t} is outside this replay's 0..{self.n_steps - 1}")
+        return _rows(self.unit_columns(t))
+
+    def heroes(self, t: int) -> list[dict[str, Any]]:
+        """Per hero slot at timestep ``t``: stats, gold, net worth and item names."""
+        a = self.arrays
+        names = self.header["item_names"]
+        out = []
+        for h in range(N_HEROES):
+            row = dict(zip(HERO_STATS, a["hero_stats"][t, h].tolist()))
+            row.update(index=h, gold=int(a["hero_gold"][t, h]), net_worth=int(a["hero_net_worth"][t, h]),
+                       items=[names[i] if i >= 0 else None for i in a["hero_items"][t, h].tolist()])
+            out.append(row)
+        return out
+
+    def policy(self, t: int) -> list[dict[str, Any]] | None:
+        """Per hero slot at timestep ``t``: the policy's value, win probability, action and target (None for a
+        hero without a policy); None when no team was played by a policy."""
+        if not self.has_policy:
+            return None
+        a = self.arrays
+        out = []
+        for h in range(N_HEROES):
+            v = float(a["policy_value"][t, h])
+            if math.isnan(v):
+                out.append(None)
+                continue
+            act = a["policy_action"][t, h].tolist()
+            out.append({"value": v, "win_prob": float(a["policy_win_prob"][t, h]), "action": act,
+                        "primary": PRIMARY_NAMES[act[0]] if 0 <= act[0] < len(PRIMARY_NAMES) else None,
+                        "target": int(a["policy_target"][t, h])})
+        return out
+
+    def step(self, t: int) -> dict[str, Any]:
+        a = self.arrays
+        return {"step": t, "frame": int(a["step_frame"][t]), "night": bool(a["step_night"][t]),
+                "kills": a["step_kills"][t].tolist(), "runes": a["step_runes"][t].tolist(), "units": self.units(t),
+                "events": [{k: v for k, v in e.items() if k not in ("step", "frame")}
+                           for e in self.events if e["step"] == t]}
 
 
-_RECORD_HINT = "record a new one with `fivestack play ... --replay FILE`"
+_RECORD_HINT = "record a new one with `fivestack play ... --replay FILE.npz`"
+_SHAPES = {"step_frame": (), "step_night": (), "step_kills": (2,), "step_runes": (2,),
+           "hero_stats": (N_HEROES, len(HERO_STATS)), "hero_gold": (N_HEROES,), "hero_net_worth": (N_HEROES,),
+           "hero_items": (N_HEROES, N_ITEM_SLOTS), "policy_value": (N_HEROES,), "policy_win_prob": (N_HEROES,),
+           "policy_action": (N_HEROES, 5), "policy_target": (N_HEROES,)}
+
+
+def _corrupted(path: Path, what: str) -> ValueError:
+    return ValueError(f"replay {str(path)!r} is corrupted: {what}; {_RECORD_HINT}")
 
 
 def load_replay(path) -> Replay:
@@ -390,69 +599,90 @@ def load_replay(path) -> Replay:
     if not path.exists():
         raise ValueError(f"replay file {str(path)!r} does not exist; check the path, or {_RECORD_HINT}")
     if not path.is_file():
-        raise ValueError(f"replay path {str(path)!r} is not a file; give the path of a .jsonl.gz replay file")
+        raise ValueError(f"replay path {str(path)!r} is not a file; give the path of a .npz replay file")
     try:
-        with gzip.open(path, "rb") as f:
-            raw = f.read()
+        with open(path, "rb") as f:
+            magic = f.read(4)
     except PermissionError as e:
         raise ValueError(f"replay {str(path)!r} cannot be read ({e}); check the file's permissions") from None
-    except gzip.BadGzipFile as e:
-        raise ValueError(f"{str(path)!r} is not a fivestack replay: it is not gzip-compressed ({e}); "
-                         f"give a file written by ReplayRecorder.save, or {_RECORD_HINT}") from None
-    except (EOFError, zlib.error, OSError) as e:
+    if magic[:2] == b"\x1f\x8b":
+        raise ValueError(f"replay {str(path)!r} has format version 1 (gzip JSON lines, written by an older "
+                         f"fivestack), but this fivestack reads version {FORMAT_VERSION} (.npz); open it with the "
+                         f"fivestack version that wrote it, or {_RECORD_HINT}")
+    if magic != b"PK\x03\x04":
+        if not magic:
+            raise ValueError(f"replay {str(path)!r} is empty; {_RECORD_HINT}")
+        raise ValueError(f"{str(path)!r} is not a fivestack replay (not an .npz archive); give a file written by "
+                         f"`fivestack play --replay` or ReplayRecorder.save, or {_RECORD_HINT}")
+    arrays: dict[str, np.ndarray] = {}
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            names = set(archive.files)
+            if "header" not in names:
+                raise ValueError(f"{str(path)!r} is not a fivestack replay: the archive has no header; give a file "
+                                 f"written by ReplayRecorder.save, or {_RECORD_HINT}")
+            header = _json(path, archive["header"], "header")
+            if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+                raise ValueError(f"{str(path)!r} is not a fivestack replay: its header is not a {FORMAT_NAME!r} "
+                                 f"header; give a file written by ReplayRecorder.save, or {_RECORD_HINT}")
+            version = header.get("version")
+            if version != FORMAT_VERSION:
+                raise ValueError(f"replay {str(path)!r} has format version {version!r} (written by "
+                                 f"{header.get('created_by', 'an unknown fivestack')}), but this fivestack reads "
+                                 f"version {FORMAT_VERSION}; open it with the fivestack version that wrote it, or "
+                                 f"{_RECORD_HINT}")
+            for name in archive.files:
+                arrays[name] = archive[name]
+    except ValueError as e:
+        if "replay" in str(e) and ("fivestack" in str(e) or "format version" in str(e)):
+            raise
+        raise _corrupted(path, f"an array cannot be read ({e})") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, KeyError) as e:
         raise ValueError(f"replay {str(path)!r} is truncated or corrupted ({e or type(e).__name__}); the file was "
                          f"not written completely or was damaged since: {_RECORD_HINT}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"replay {str(path)!r} is corrupted: not UTF-8 text ({e}); {_RECORD_HINT}") from None
-    lines = text.splitlines()
-    records = []
-    for n, line in enumerate(lines, start=1):
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"replay {str(path)!r} is corrupted: line {n} is not valid JSON ({e}); "
-                             f"{_RECORD_HINT}") from None
-        if not isinstance(obj, dict) or "type" not in obj:
-            raise ValueError(f"replay {str(path)!r} is corrupted: line {n} is not a replay record (an object with "
-                             f"a \"type\"); {_RECORD_HINT}")
-        records.append(obj)
-    if not records:
-        raise ValueError(f"replay {str(path)!r} is empty; {_RECORD_HINT}")
-    header = records[0]
-    if header.get("type") != "header" or header.get("format") != FORMAT_NAME:
-        raise ValueError(f"{str(path)!r} is not a fivestack replay: its first line is not a {FORMAT_NAME!r} header; "
-                         f"give a file written by ReplayRecorder.save, or {_RECORD_HINT}")
-    version = header.get("version")
-    if version != FORMAT_VERSION:
-        raise ValueError(f"replay {str(path)!r} has format version {version!r} (written by "
-                         f"{header.get('created_by', 'an unknown fivestack')}), but this fivestack reads version "
-                         f"{FORMAT_VERSION}; open it with the fivestack version that wrote it, or {_RECORD_HINT}")
-    missing = [k for k in ("config", "unit_fields", "heroes", "map", "time") if k not in header]
+    missing = [k for k in ("config", "unit_fields", "heroes", "map", "time", "item_names") if k not in header]
     if missing:
-        raise ValueError(f"replay {str(path)!r} is corrupted: the header lacks {missing}; {_RECORD_HINT}")
-    summary = records[-1]
-    if summary.get("type") != "summary":
-        raise ValueError(f"replay {str(path)!r} is truncated: it has no summary line at the end (the recording "
-                         f"was not saved completely); {_RECORD_HINT}")
-    steps = records[1:-1]
-    width = len(header["unit_fields"])
-    for k, step in enumerate(steps):
-        if step.get("type") != "step" or step.get("step") != k:
-            raise ValueError(f"replay {str(path)!r} is corrupted: line {k + 2} should be timestep {k} but is "
-                             f"{step.get('type')!r} {step.get('step')!r}; {_RECORD_HINT}")
-        units = step.get("units")
-        if not isinstance(units, list) or any(not isinstance(r, list) or len(r) != width for r in units):
-            raise ValueError(f"replay {str(path)!r} is corrupted: timestep {k} has malformed unit rows (each needs "
-                             f"{width} values: {header['unit_fields']}); {_RECORD_HINT}")
-    if summary.get("timesteps") != len(steps):
-        raise ValueError(f"replay {str(path)!r} is corrupted: the summary counts {summary.get('timesteps')!r} "
-                         f"timesteps but the file holds {len(steps)}; {_RECORD_HINT}")
+        raise _corrupted(path, f"the header lacks {missing}")
+    if header["unit_fields"] != list(UNIT_FIELDS):
+        raise _corrupted(path, f"the header's unit_fields {header['unit_fields']} are not {list(UNIT_FIELDS)}")
+    need = ["summary", "events", "step_start", *STEP_ARRAYS, *HERO_ARRAYS, *(f"unit_{k}" for k in UNIT_FIELDS)]
+    if header.get("policy", {}).get("radiant") or header.get("policy", {}).get("dire"):
+        need += list(POLICY_ARRAYS)
+    absent = [k for k in need if k not in arrays]
+    if absent:
+        raise _corrupted(path, f"it lacks the arrays {absent}")
+    summary = _json(path, arrays.pop("summary"), "summary")
+    events = _json(path, arrays.pop("events"), "events")
+    arrays.pop("header")
+    if not isinstance(summary, dict) or not isinstance(events, list):
+        raise _corrupted(path, "the summary is not an object or the events are not a list")
+    t = int(arrays["step_frame"].shape[0]) if arrays["step_frame"].ndim == 1 else -1
+    for name, shape in _SHAPES.items():
+        if name in arrays and arrays[name].shape != (t, *shape):
+            raise _corrupted(path, f"{name} has shape {arrays[name].shape}, expected {(t, *shape)}")
+    start = arrays["step_start"]
+    n = int(arrays["unit_unit"].shape[0])
+    if start.shape != (t + 1,) or start[0] != 0 or start[-1] != n or np.any(np.diff(start) < 0):
+        raise _corrupted(path, f"step_start does not index the {n} unit rows of {t} timesteps")
+    for k in UNIT_FIELDS:
+        a = arrays[f"unit_{k}"]
+        if a.shape != (n,) or a.dtype != np.dtype(UNIT_DTYPES[k]):
+            raise _corrupted(path, f"unit_{k} has shape {a.shape} and dtype {a.dtype}, expected ({n},) "
+                                   f"{np.dtype(UNIT_DTYPES[k])}")
+    if summary.get("timesteps") != t:
+        raise _corrupted(path, f"the summary counts {summary.get('timesteps')!r} timesteps but the file holds {t}")
     if summary.get("outcome") not in OUTCOMES:
-        raise ValueError(f"replay {str(path)!r} is corrupted: unknown outcome {summary.get('outcome')!r}; "
-                         f"{_RECORD_HINT}")
-    return Replay(header=header, steps=steps, summary=summary)
+        raise _corrupted(path, f"unknown outcome {summary.get('outcome')!r}")
+    return Replay(header=header, summary=summary, events=events, arrays=arrays)
+
+
+def _json(path: Path, array: np.ndarray, name: str):
+    if array.dtype != np.uint8 or array.ndim != 1:
+        raise _corrupted(path, f"the {name} is not UTF-8 JSON bytes")
+    try:
+        return json.loads(array.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise _corrupted(path, f"the {name} is not valid JSON ({e})") from None
 
 
 def expected_timesteps(duration_seconds: float) -> int:
@@ -460,5 +690,6 @@ def expected_timesteps(duration_seconds: float) -> int:
     return math.ceil(round(duration_seconds * FRAMES_PER_SECOND) / FRAMES_PER_STEP)
 
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "UNIT_FIELDS", "KIND_NAMES", "TEAM_NAMES", "Replay", "ReplayRecorder",
-           "expected_timesteps", "game_summary", "load_replay", "map_description", "unit_rows"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "UNIT_FIELDS", "KIND_NAMES", "TEAM_NAMES", "HERO_STATS", "RUNE_NAMES",
+           "Replay", "ReplayRecorder", "expected_timesteps", "game_summary", "load_replay", "map_description",
+           "unit_columns", "unit_rows"]
