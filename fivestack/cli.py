@@ -210,17 +210,30 @@ def train(
                                                        "policy, eval)."),
     set_: list[str] = typer.Option([], "--set", help="Override one key, e.g. --set ppo.learning_rate=1e-4 "
                                                      "(repeatable)."),
-    runner: str = typer.Option("serial", "--runner", help="serial: every component in this process."),
+    runner: str = typer.Option("serial", "--runner", help="serial: every component in this process; ray: rollout "
+                                                          "workers, inference and optimizers as Ray actors."),
     resume: Path = typer.Option(None, "--resume", help="Continue the run in this folder (runs/NAME) from its latest "
                                                        "checkpoint."),
+    rollout_workers: int = typer.Option(None, "--rollout-workers", help="ray: rollout workers R (ray.rollout_workers)."),
+    optimizers: int = typer.Option(None, "--optimizers", help="ray: optimizers O averaging gradients (ray.optimizers)."),
+    inference: int = typer.Option(None, "--inference", help="ray: inference actors I; 0 = workers run their own "
+                                                            "forward passes (ray.inference)."),
+    address: str = typer.Option(None, "--address", help="ray: join this Ray cluster (e.g. auto or HOST:6379) instead "
+                                                        "of starting Ray on this machine (ray.address)."),
 ) -> None:
     """Train a team by self-play (latest vs latest) with PPO; checkpoints, TensorBoard and metrics.jsonl go to
     runs/NAME."""
     from fivestack.system.config import ConfigError, load_config
     from fivestack.system.controller import CheckpointError
 
-    if runner != "serial":
-        _fail(f"--runner {runner!r} is not available in this build; use --runner serial")
+    if runner not in ("serial", "ray"):
+        _fail(f"--runner {runner!r} is not available; use --runner serial or --runner ray")
+    ray_flags = {"rollout_workers": rollout_workers, "optimizers": optimizers, "inference": inference,
+                 "address": address}
+    if runner == "serial" and any(v is not None for v in ray_flags.values()):
+        _fail("--rollout-workers, --optimizers, --inference and --address need --runner ray")
+    set_ = list(set_) + [f"ray.{k}={v!r}" if isinstance(v, str) else f"ray.{k}={v}"
+                         for k, v in ray_flags.items() if v is not None]
     try:
         if resume is not None:
             run_config = resume / "config.toml"
@@ -229,9 +242,14 @@ def train(
             cfg = load_config(run_config, list(set_))
         else:
             cfg = load_config(config, list(set_))
-        from fivestack.system.serial import SerialRunner
+        if runner == "ray":
+            from fivestack.system.ray_runner import RayRunner
 
-        trainer = SerialRunner(cfg, resume=resume)
+            trainer = RayRunner(cfg, resume=resume, say=lambda m: Console(stderr=True).print(m, markup=False))
+        else:
+            from fivestack.system.serial import SerialRunner
+
+            trainer = SerialRunner(cfg, resume=resume)
     except (ConfigError, CheckpointError, FileExistsError, ValueError) as exc:
         _fail(str(exc))
         return
@@ -242,8 +260,8 @@ def train(
                TextColumn("{task.fields[steps]:,} agent-steps  {task.fields[rate]:,.0f}/s  {task.fields[wins]}"),
                TimeElapsedColumn()]
     with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task("train", total=budget or None, version=trainer.optimizer.version, steps=0, rate=0.0,
-                            wins="")
+        version = trainer.optimizer.version if runner == "serial" else trainer.version
+        task = bar.add_task("train", total=budget or None, version=version, steps=0, rate=0.0, wins="")
 
         def show(p) -> None:
             wins = "  ".join(f"vs {k} {v:.0%}" for k, v in p.win_rates.items())
