@@ -47,10 +47,10 @@ def close_group() -> None:
         dist.destroy_process_group()
 
 
-def _moments(x: torch.Tensor) -> torch.Tensor:
-    """[n, sum over rows, sum of squares over rows] of (rows, width) float64 values, flattened."""
-    x = x.reshape(-1, x.shape[-1]).double()
-    return torch.cat([torch.tensor([float(x.shape[0])], dtype=torch.float64), x.sum(0), (x * x).sum(0)])
+def _moments(x: np.ndarray) -> torch.Tensor:
+    """[n, sum over rows, sum of squares over rows] of (rows, width) values, in float64, flattened."""
+    x = np.asarray(x, np.float64).reshape(-1, x.shape[-1])
+    return torch.from_numpy(np.concatenate([[float(x.shape[0])], x.sum(0), np.square(x).sum(0)]))
 
 
 def _merge_norm(norm, n: float, mean: torch.Tensor, var: torch.Tensor) -> None:
@@ -96,20 +96,23 @@ class GradientSync:
         parts = []
         for key in self.norm_keys:
             if key == "obs_units":  # statistics of the units that are there, as Policy.update_normalizers
-                units = torch.from_numpy(obs["units"])
+                units = obs["units"]
                 x = units[units[..., sp.U_SEEN] > 0]
             else:
-                x = torch.from_numpy(obs[key[4:]])
-            parts.append(_moments(x) if x.numel() else torch.zeros(1 + 2 * self.widths[key], dtype=torch.float64))
-        r = torch.from_numpy(np.asarray(returns, np.float64).reshape(-1, 1))
-        parts.append(_moments(r))
+                x = obs[key[4:]]
+            parts.append(_moments(x) if x.size else torch.zeros(1 + 2 * self.widths[key], dtype=torch.float64))
+        parts.append(_moments(np.asarray(returns).reshape(-1, 1)))
         self._pending += torch.cat(parts)
 
-    def apply_observed(self, return_std: RunningStd) -> None:
+    def take_observed(self) -> torch.Tensor:
+        """The statistics accumulated since the last step (and start a new accumulation)."""
+        out, self._pending = self._pending, self._zero_moments()
+        return out
+
+    def apply_observed(self, return_std: RunningStd, pending: torch.Tensor | None = None) -> None:
         """Allreduce the accumulated statistics and fold them into every optimizer's normalisers."""
-        total = self._pending.clone()
+        total = (self.take_observed() if pending is None else pending).clone()
         dist.all_reduce(total)
-        self._pending = self._zero_moments()
         at = 0
         with torch.no_grad():
             for key in self.norm_keys:
