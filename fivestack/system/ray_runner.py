@@ -460,6 +460,7 @@ class OptimizerActor:
         self.sync = None
         self.stats = self._empty()
         self.max_staleness_seen = 0
+        self.segment_sizes: list[int] = []  # samples of each segment added, in order (whole segments only)
 
     @staticmethod
     def _empty() -> dict:
@@ -498,6 +499,7 @@ class OptimizerActor:
         with self.data:
             self.sync.observe(batch.obs, batch.returns)
             self.buffer.add(batch)
+            self.segment_sizes.append(len(batch))
             self.stats["produced"] += len(batch)
             self.data.notify_all()
             self.stats["add_s"] += time.perf_counter() - t0
@@ -555,6 +557,9 @@ class OptimizerActor:
                 for k, v in metrics.items():
                     s["losses"][k] = s["losses"].get(k, 0.0) + v
 
+    def received(self) -> list[int]:
+        return list(self.segment_sizes)
+
     def stop(self) -> None:
         with self.data:
             self.stop_requested = True
@@ -609,6 +614,22 @@ class EvaluatorActor:
 
 
 # ---------------------------------------------------------------------- the driver
+def init_ray(rc, **kwargs) -> None:
+    """Start Ray on this machine with one logical CPU per actor (or ``ray.cpus``), or join ``ray.address``."""
+    import logging
+
+    root = str(Path(__file__).resolve().parents[2])  # local actors import fivestack from this checkout
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    if rc.address:
+        ray.init(address=rc.address, logging_level=logging.WARNING, **kwargs)
+        return
+    cpus = rc.cpus or (rc.rollout_workers + rc.inference + rc.optimizers)
+    memory = min(8 << 30, max(2 << 30, rc.optimizers * rc.buffer_samples * (3 << 20)))
+    ray.init(num_cpus=cpus, include_dashboard=False, logging_level=logging.WARNING, object_store_memory=memory,
+             **kwargs)
+
+
+
 class Slot:
     """A restartable actor (rollout, inference, evaluator) with crash-loop back-off."""
 
@@ -651,7 +672,8 @@ class RayRunner:
                                       f"{self.run_dir} or choose another run.name")
         self.started_ray = False
         if not ray.is_initialized():
-            self._start_ray()
+            init_ray(config.ray)
+            self.started_ray = True
         self.namespace = f"fivestack-{self.run_dir.name}-{os.getpid()}"
         cfg = config.to_dict()
         self.cfg_dict = cfg
@@ -669,20 +691,6 @@ class RayRunner:
             self._start(slot)
         for slot in self.rollouts:
             self._start(slot)
-
-    def _start_ray(self) -> None:
-        rc = self.config.ray
-        root = str(Path(__file__).resolve().parents[2])  # actors import fivestack from this checkout
-        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-        import logging
-
-        if rc.address:
-            ray.init(address=rc.address, logging_level=logging.WARNING, log_to_driver=True)
-        else:
-            cpus = rc.cpus or (rc.rollout_workers + rc.inference + rc.optimizers)
-            ray.init(num_cpus=cpus, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=True,
-                     object_store_memory=min(8 << 30, max(2 << 30, rc.optimizers * rc.buffer_samples * (3 << 20))))
-        self.started_ray = True
 
     # ------------------------------------------------------------------ actors
     def _start(self, slot: Slot) -> None:

@@ -1,0 +1,197 @@
+"""The ray runner on this machine: R = 2 rollout workers, I = 1 inference actor, O = 2 optimizers.
+
+Versions advance, staleness and reuse are reported and every trained sample is within the staleness cap; a
+SIGKILLed rollout worker is replaced and the run goes on with whole segments only; a killed run resumes with
+its version counter, optimizer state and normalisers; a truncated newest checkpoint falls back to the one
+before. Ray is started once for the module."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import ray
+
+from fivestack.system.config import load_config
+from fivestack.system.controller import CheckpointFallbackWarning, load_checkpoint
+from fivestack.system.messages import SampleBatch
+from fivestack.system.ray_runner import RayRunner, SampleBuffer, init_ray
+
+CAP = 3  # ppo.max_staleness in these runs
+SMALL = ["game.mode='1v1'", "rollout.games=2", "rollout.segment_steps=32", "ppo.batch_samples=4",
+         "eval.every_versions=0", "run.torch_threads=1", "ray.steps_per_version=2", "ray.rollout_workers=2",
+         "ray.inference=1", "ray.optimizers=2", "ray.log_seconds=1", f"ppo.max_staleness={CAP}"]
+SAMPLES_PER_SEGMENT = 2 * 2 * 2  # 2 games x 2 teams x (32 / 16) samples
+
+
+def records(run) -> list[dict]:
+    return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+
+
+def checkpoints(run) -> list[int]:
+    folder = run / "checkpoints"
+    return sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit()) if folder.is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    config = load_config(None, SMALL)
+    init_ray(config.ray, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def small(tmp_path, name, *extra):
+    return load_config(None, [*SMALL, f"run.runs_dir='{tmp_path}'", f"run.name='{name}'", *extra])
+
+
+# ---------------------------------------------------------------------- the buffer (no Ray)
+def fake_segment(versions: list[int]) -> SampleBatch:
+    s = len(versions)
+    z = np.zeros((s, 2, 1), np.float32)
+    return SampleBatch(obs={"x": np.arange(s, dtype=np.float32)[:, None]}, hero_slots=np.zeros((s, 1), np.int64),
+                       actions=np.zeros((s, 2, 1, 5), np.int64), log_prob=z, advantages=z, returns=z, win_target=z,
+                       first=np.zeros((s, 2), np.float32), h0=np.zeros((s, 1, 4), np.float32),
+                       c0=np.zeros((s, 1, 4), np.float32), version=np.array(versions, np.int64))
+
+
+def test_buffer_drops_stale_samples_and_caps_reuse():
+    buffer = SampleBuffer(capacity=100, max_staleness=2, max_uses=1, rng=np.random.default_rng(0))
+    buffer.add(fake_segment([0, 0, 0, 0]))
+    buffer.add(fake_segment([3, 3, 3, 3]))
+    buffer.prune(version=4)  # the version-0 samples are 4 versions old: over the cap of 2
+    assert buffer.dropped_stale == 4 and len(buffer) == 4
+    batch = buffer.take(4)
+    assert (4 - batch.version <= 2).all()
+    buffer.prune(version=4)  # each sample may be used once (reuse target 1)
+    assert len(buffer) == 0 and buffer.take(1) is None
+    assert buffer.consumed == 4 and buffer.produced == 8
+
+
+def test_buffer_takes_least_used_first_and_sheds_the_oldest_over_capacity():
+    buffer = SampleBuffer(capacity=6, max_staleness=100, max_uses=2, rng=np.random.default_rng(0))
+    buffer.add(fake_segment([1, 1, 1, 1]))
+    first = buffer.take(4)
+    buffer.add(fake_segment([2, 2, 2, 2]))
+    buffer.prune(version=2)  # 8 samples, capacity 6: the two oldest go
+    assert buffer.dropped_overflow == 2 and len(buffer) == 6
+    second = buffer.take(4)
+    assert sorted(second.version.tolist()) == [2, 2, 2, 2]  # the unused ones before the used ones
+    assert sorted(first.obs["x"][:, 0].tolist()) == [0, 1, 2, 3]
+
+
+# ---------------------------------------------------------------------- runs
+@pytest.mark.slow
+def test_ray_run_advances_versions_and_reports_data_quality(ray_cluster, tmp_path):
+    runner = RayRunner(small(tmp_path, "quality", "run.max_versions=6"), say=lambda m: None)
+    try:
+        final = runner.run()
+        received = ray.get([o.received.remote() for o in runner.optimizers])
+    finally:
+        runner.close()
+    assert final.version >= 6 and checkpoints(tmp_path / "quality")[-1] == final.version
+    lines = records(tmp_path / "quality")
+    trained = [r for r in lines if "staleness/mean" in r]
+    assert trained, "no record with trained samples"
+    assert max(r["version"] for r in lines) >= 3  # versions advanced while metrics were written
+    for r in trained:
+        assert 0 <= r["staleness/min"] <= r["staleness/mean"] <= r["staleness/max"] <= CAP
+        assert r["sample_reuse"] >= 0 and "buffer/fill" in r and "optimizer/idle_share" in r
+    assert all(r["staleness/max_ever"] <= CAP for r in lines)  # every trained sample within the cap
+    reuse = [r["sample_reuse/total"] for r in lines if r["sample_reuse/total"] > 0]
+    assert reuse and max(reuse) <= 1.0 + 1e-9  # the reuse target of 1 holds
+    assert any(r.get("inference/requests_per_batch", 0) > 0 for r in lines)
+    assert all(received) and all(n == SAMPLES_PER_SEGMENT for sizes in received for n in sizes)
+
+
+@pytest.mark.slow
+def test_a_killed_rollout_worker_is_replaced_and_training_goes_on(ray_cluster, tmp_path):
+    runner = RayRunner(small(tmp_path, "kill", "run.max_versions=10"), say=lambda m: None)
+    killed = {}
+
+    def kill_once(progress) -> None:
+        if not killed and progress.version >= 2:
+            pid = runner.rollout_pids()[0]
+            os.kill(pid, signal.SIGKILL)
+            killed.update(pid=pid, version=progress.version)
+
+    try:
+        final = runner.run(on_progress=kill_once)
+        restarts = runner.rollouts[0].restarts
+        pids = runner.rollout_pids() if runner.rollouts[0].actor is not None else []
+        received = ray.get([o.received.remote() for o in runner.optimizers])
+    finally:
+        runner.close()
+    assert killed, "the run ended before the kill"
+    assert restarts >= 1 and killed["pid"] not in pids
+    assert final.version >= 10 > killed["version"]  # versions kept advancing after the kill
+    # every delivery into a buffer was a whole segment
+    assert all(n == SAMPLES_PER_SEGMENT for sizes in received for n in sizes)
+    assert any(r.get("restarts/rollout", 0) >= 1 for r in records(tmp_path / "kill"))
+
+
+def train_cli(args, **kw):
+    return subprocess.run([sys.executable, "-m", "fivestack.cli", "train", *args], capture_output=True, text=True,
+                          timeout=300, **kw)
+
+
+@pytest.mark.slow
+def test_killed_run_resumes_with_its_state_then_falls_back_from_a_truncated_checkpoint(ray_cluster, tmp_path):
+    run = tmp_path / "whole"
+    args = [a for item in SMALL for a in ("--set", item)]
+    proc = subprocess.Popen([sys.executable, "-m", "fivestack.cli", "train", "--runner", "ray", *args,
+                             "--set", f"run.runs_dir='{tmp_path}'", "--set", "run.name='whole'",
+                             "--set", "run.checkpoint_minutes=0.02"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while (len(checkpoints(run)) < 2 or checkpoints(run)[-1] < 2) and time.monotonic() < deadline:
+            time.sleep(0.5)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the driver and the Ray processes it started
+        proc.wait()
+    saved = checkpoints(run)
+    assert len(saved) >= 2 and saved[-1] >= 2, f"the run wrote checkpoints {saved}"
+    model, optim, state = load_checkpoint(run / "checkpoints" / f"{saved[-1]:08d}")
+
+    config = load_config(run / "config.toml", [f"run.max_versions={saved[-1] + 2}"])
+    runner = RayRunner(config, resume=run, say=lambda m: None)
+    try:
+        payload = ray.get(runner.optimizers[1].checkpoint_payload.remote())  # before any new step
+        assert payload["scalars"]["version"] == state["version"] == saved[-1]
+        assert payload["scalars"]["return_std"] == state["optimizer"]["return_std"]
+        for name, tensor in model.items():  # parameters and input normalisers
+            assert np.array_equal(payload["model"][name], tensor.numpy()), name
+        for name, tensor in optim.items():  # Adam moments
+            if not name.startswith("rng."):
+                assert np.array_equal(payload["optim"][name], tensor.numpy()), name
+        assert any(k.startswith("norms.") and k.endswith(".count") and float(v) > 1 for k, v in model.items())
+        final = runner.run()
+    finally:
+        runner.close()
+    assert final.version >= saved[-1] + 2
+    assert final.agent_steps > state["agent_steps"]
+    resumed = [r for r in records(run) if r["agent_steps"] > state["agent_steps"]]
+    assert resumed and min(r["version"] for r in resumed) >= saved[-1]
+
+    # truncate the newest checkpoint's model: resume says so and takes the one before
+    newest = checkpoints(run)
+    target = run / "checkpoints" / f"{newest[-1]:08d}" / "model.safetensors"
+    target.write_bytes(target.read_bytes()[: target.stat().st_size // 2])
+    with pytest.warns(CheckpointFallbackWarning, match=f"falling back to the previous checkpoint .*{newest[-2]:08d}"):
+        runner = RayRunner(load_config(run / "config.toml"), resume=run, say=lambda m: None)
+    try:
+        assert runner.version == newest[-2]
+    finally:
+        runner.close()
+
+
+def test_ray_flags_need_the_ray_runner():
+    out = train_cli(["--rollout-workers", "2"])
+    assert out.returncode == 2 and "need --runner ray" in out.stderr
+    out = train_cli(["--runner", "ray", "--set", "ray.optimizers=0"])
+    assert out.returncode == 2 and "ray.optimizers must be at least 1" in out.stderr
