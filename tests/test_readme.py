@@ -206,7 +206,7 @@ def test_quick_start_is_exactly_the_ci_commands():
     quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```(?:bash|sh)?\n(.*?)```", quick, re.S).group(1)
     commands = [line for line in block.splitlines() if line.strip()]
-    assert commands == ['pip install -e ".[dev]"', "pytest"]
+    assert commands == ["bash scripts/setup.sh", "pytest"]  # setup.sh: pip install -e ".[dev]" and chromium
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     ci_commands = [line.strip() for line in ci.splitlines()
                    if line.strip() and not line.lstrip().startswith("#") and not line.startswith(("set ", "cd "))]

@@ -29,7 +29,7 @@
   };
   let meta = null, A = null, H = null, T = 0, mapSize = 16000, stepSeconds = 2 / 15;
   let bg = null, fogCanvas = null, rowOf = new Int32Array(256).fill(-1);
-  let winSeries = null, lastPanelStep = -1, playTime = 0, lastFrameTs = null, hover = null;
+  let winSeries = null, winImplied = [false, false], lastPanelStep = -1, playTime = 0, lastFrameTs = null, hover = null;
   const canvas = $("map"), ctx = canvas.getContext("2d", { willReadFrequently: true });
 
   // ------------------------------------------------------------------ loading
@@ -363,16 +363,25 @@
       labels.push([r, h, px, py, rad]);
     }
     ctx.textAlign = "center"; ctx.textBaseline = "bottom";
+    ctx.font = "600 11px system-ui, sans-serif";
+    const placed = [];
     for (const [r, h, px, py, rad] of labels) {
       const frac = A.unit_hp[r] / Math.max(1, A.unit_hp_max[r]);
       bar(px, py - rad - 9, 26, frac, hpColor(frac));
       if (A.unit_mana[r] > 0) bar(px, py - rad - 5, 26, A.unit_mana[r] / 1000, "#4a90e2");
-      ctx.font = "600 11px system-ui, sans-serif";
       const text = `${heroName(h)} ${A.unit_level[r]}`;
+      const tw = ctx.measureText(text).width;
+      let ty = py - rad - 11;
+      for (let k = 0; k < 6; k++) {  // lift a label that would overlap one already drawn
+        const hit = placed.some(([x0, y0, w0]) => Math.abs(x0 - px) < (w0 + tw) / 2 + 2 && Math.abs(y0 - ty) < 12);
+        if (!hit) break;
+        ty -= 12;
+      }
+      placed.push([px, ty, tw]);
       ctx.lineWidth = 3; ctx.strokeStyle = "rgba(0,0,0,0.85)";
-      ctx.strokeText(text, px, py - rad - 11);
+      ctx.strokeText(text, px, ty);
       ctx.fillStyle = h < 5 ? "#c9f5dc" : "#ffd0d0";
-      ctx.fillText(text, px, py - rad - 11);
+      ctx.fillText(text, px, ty);
     }
     if (hover) drawTooltip();
   }
@@ -401,7 +410,15 @@
         if (n) out[team][t] = sum / n;
       }
     }
+    // a side played by a bot has no win-probability head: show the other side's complement, dashed
     winSeries = out;
+    winImplied = [!H.policy.radiant, !H.policy.dire];
+    for (let team = 0; team < 2; team++) {
+      if (!winImplied[team]) continue;
+      for (let t = 0; t < T; t++) out[team][t] = 1 - out[1 - team][t];
+    }
+    const names = ["Radiant", "Dire"];
+    $("winprob-legend").innerHTML = [0, 1].map((team) => `<span class="${TEAM_NAMES[team]}">${winImplied[team] ? "- - " : "&#9644; "}${names[team]}${winImplied[team] ? ` = 1 &minus; ${names[1 - team]} (bot)` : " win probability"}</span>`).join("");
   }
 
   function drawSeries(g, series, color, w, h, lo, hi, dashed) {
@@ -437,8 +454,8 @@
       g.fillRect(x, h - (e.type === "kill" ? 5 : 9), 1.5, e.type === "kill" ? 5 : 9);
     }
     if (winSeries) {
-      drawSeries(g, winSeries[0], rgb(COLORS.radiantHero), w, h, 0, 1, false);
-      drawSeries(g, winSeries[1], rgb(COLORS.direHero), w, h, 0, 1, false);
+      drawSeries(g, winSeries[0], rgb(COLORS.radiantHero), w, h, 0, 1, winImplied[0]);
+      drawSeries(g, winSeries[1], rgb(COLORS.direHero), w, h, 0, 1, winImplied[1]);
     }
     const x = (V.step / Math.max(1, T - 1)) * (w - 1);
     g.strokeStyle = "#ffd866"; g.lineWidth = 1;
