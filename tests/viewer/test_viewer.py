@@ -246,6 +246,17 @@ def test_page_draws_units_where_the_replay_says_scrubs_and_hides_what_the_fog_hi
         assert page.evaluate("viewer.fog") == "radiant"
         assert not close(pixel_at(page, unit["x"], unit["y"])[0], unit["color"], 40)
 
+        # clicking a hero on the map selects it
+        page.evaluate("viewer.setFog('none')")
+        heroes = [u for u in page.evaluate(f"viewer.units({t})") if u["kind"] == 0]
+        target = heroes[-1]
+        px, py = page.evaluate(f"viewer.project({target['x']}, {target['y']})")
+        box = page.locator("#map").bounding_box()
+        dpr = page.evaluate("window.devicePixelRatio")
+        page.mouse.click(box["x"] + px / dpr, box["y"] + py / dpr)
+        assert page.evaluate("viewer.selected") == target["unit"]
+        assert replay.header["heroes"][target["unit"]]["name"] in page.inner_text("#hero-detail")
+
         # the planning view: both teams' win probability, the selected hero's value and target
         page.click("#scoreboard tr[data-hero='1']")
         detail = page.inner_text("#hero-detail")
@@ -286,13 +297,21 @@ def test_bot_replay_says_there_are_no_policy_outputs_and_plays(browser, tmp_path
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("damage", ["corrupt", "old_version"])
+@pytest.mark.parametrize("damage", ["corrupt", "old_version", "unknown_version"])
 def test_a_bad_replay_gives_one_clear_error_in_the_terminal_and_in_the_page(browser, policy_game, tmp_path, damage):
     bad = tmp_path / "bad.npz"
     if damage == "corrupt":
         data = policy_game[0].read_bytes()
         bad.write_bytes(data[: len(data) // 3])
         expected = "truncated or corrupted"
+    elif damage == "unknown_version":
+        with np.load(policy_game[0], allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        header = json.loads(arrays["header"].tobytes())
+        arrays["header"] = np.frombuffer(json.dumps({**header, "version": 7}).encode(), np.uint8)
+        with open(bad, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        expected = "format version 7"
     else:
         import gzip
         bad = tmp_path / "old.jsonl.gz"
