@@ -77,7 +77,6 @@ import math
 import os
 import zipfile
 import zlib
-from collections import Counter
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
@@ -308,7 +307,7 @@ class ReplayRecorder:
         self._buildings_alive = ui[self.g, SLOT_BUILDINGS:SLOT_COURIERS, ALIVE].copy()
         self._aegis = self.game.state[2][self.g, :, AEGIS].copy()
         self._runes = gi[self.g, G_RUNE0:G_RUNE0 + 2].copy()
-        self._owned = [self._items_owned(h) for h in range(N_HEROES)]
+        self._owned = self._items_owned()
         self._unit_of_slot = self._slots()
         self._seen_results: list[Any] = [None, None]
         self._steps: dict[str, list] = {k: [] for k in (*STEP_ARRAYS, *HERO_ARRAYS, *POLICY_ARRAYS, "counts")}
@@ -320,10 +319,12 @@ class ReplayRecorder:
         slots = getattr(self.env, "unit_of_slot", None)
         return None if slots is None else slots[self.g].copy()
 
-    def _items_owned(self, h: int) -> Counter:
-        items = self.game.state[4][self.g, h, :, IT_ID]
-        stash = self.game.state[5][self.g, h]
-        return Counter([int(i) for i in items if i >= 0] + [int(i) for i in stash if i >= 0])
+    def _items_owned(self) -> np.ndarray:
+        """(heroes, item kinds): copies of each item a hero owns, carried or waiting in the stash."""
+        ids = np.concatenate([self.game.state[4][self.g, :, :, IT_ID], self.game.state[5][self.g]], axis=1)
+        n = len(self.game.patch.items)
+        flat = (np.arange(N_HEROES)[:, None] * (n + 1) + np.where(ids >= 0, ids, n)).ravel()
+        return np.bincount(flat, minlength=N_HEROES * (n + 1)).reshape(N_HEROES, n + 1)[:, :n]
 
     # ------------------------------------------------------------------ per step
     def record(self) -> bool:
@@ -440,15 +441,17 @@ class ReplayRecorder:
             out.append({"type": "rune", "spot": int(spot), "rune": RUNE_NAMES[int(self._runes[spot])],
                         "hero": int(taker)})
         self._runes = runes.copy()
-        names = self.game.patch.items
-        for h in range(N_HEROES):
-            if ev[h, EV_GOLD_SPENT] <= 0:
-                continue
-            owned = self._items_owned(h)
-            bought = owned - self._owned[h]
-            self._owned[h] = owned
-            out.append({"type": "purchase", "hero": h, "gold": int(round(ev[h, EV_GOLD_SPENT])),
-                        "items": [names[i].name for i in sorted(bought.elements())]})
+        items = self.game.patch.items
+        owned = self._items_owned()
+        gained = np.maximum(owned - self._owned, 0)
+        self._owned = owned
+        for h in np.flatnonzero(ev[:, EV_GOLD_SPENT] > 0):
+            gold = int(round(ev[h, EV_GOLD_SPENT]))
+            bought = [items[i].name for i in np.flatnonzero(gained[h]) for _ in range(gained[h, i])]
+            if not bought:  # used up and bought again within one step: name it by its price when that is unique
+                same = [it.name for it in items if round(it.cost) == gold]
+                bought = same if len(same) == 1 else []
+            out.append({"type": "purchase", "hero": int(h), "gold": gold, "items": bought})
         if int(gi[g, G_DONE]) != 0:
             s = game_summary(self.game, g)
             out.append({"type": "game_over", "outcome": s["outcome"], "winner": s["winner"]})

@@ -445,6 +445,14 @@
     g.fillStyle = "#8b96a3"; g.font = "10px sans-serif"; g.textAlign = "left"; g.textBaseline = "top";
     g.fillText("100%", 3, 2); g.textBaseline = "bottom"; g.fillText("0%", 3, h - 1);
     g.textBaseline = "middle"; g.fillText("50%", 3, h / 2 - 6);
+    // game minutes along the bottom, every 5
+    const total = stepTime(T - 1);
+    g.textAlign = "center"; g.textBaseline = "bottom";
+    for (let m = 5; m * 60 < total; m += 5) {
+      const x = ((m * 60) / total) * (w - 1);
+      g.fillStyle = "#1f2830"; g.fillRect(x, 0, 1, h);
+      g.fillStyle = "#5d6874"; g.fillText(`${m}m`, x, h - 10);
+    }
     // kills as ticks along the bottom
     for (const e of meta.events) {
       if (e.type !== "kill" && e.type !== "building_destroyed") continue;
@@ -761,6 +769,10 @@
       else if (e.key === "Escape") select(-1);
     });
     window.addEventListener("resize", resize);
+    if (window.ResizeObserver) new ResizeObserver(() => {
+      const r = canvas.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
+      if (Math.round(r.width * dpr) !== canvas.width || Math.round(r.height * dpr) !== canvas.height) resize();
+    }).observe(canvas);
   }
 
   function togglePlay(on) {
