@@ -28,7 +28,7 @@
     zoom: 1, cx: 8000, cy: 8000, timing: {},
   };
   let meta = null, A = null, H = null, T = 0, mapSize = 16000, stepSeconds = 2 / 15;
-  let bg = null, fogCanvas = null, rowOf = new Int32Array(256).fill(-1);
+  let bg = null, fogCanvas = null, rowOf = new Int32Array(256).fill(-1), nextRow = new Int32Array(256).fill(-1);
   let winSeries = null, winImplied = [false, false], lastPanelStep = -1, playTime = 0, lastFrameTs = null, hover = null;
   const canvas = $("map"), ctx = canvas.getContext("2d", { willReadFrequently: true });
 
@@ -241,6 +241,20 @@
     const [a, b] = stepRows(t);
     rowOf.fill(-1);
     for (let r = a; r < b; r++) rowOf[A.unit_unit[r]] = r;
+    // while playing, units glide between this timestep and the next; a paused frame is exactly timestep t
+    const frac = V.playing && t + 1 < T ? Math.max(0, Math.min(1, playTime / stepSeconds - t)) : 0;
+    if (frac > 0) {
+      nextRow.fill(-1);
+      const [c, d] = stepRows(t + 1);
+      for (let r = c; r < d; r++) nextRow[A.unit_unit[r]] = r;
+    }
+    const at = (r) => {
+      const n = frac > 0 ? nextRow[A.unit_unit[r]] : -1;
+      if (n < 0 || Math.abs(A.unit_x[n] - A.unit_x[r]) + Math.abs(A.unit_y[n] - A.unit_y[r]) > 800) {
+        return project(A.unit_x[r], A.unit_y[r]);  // not alive next, or a teleport: no gliding
+      }
+      return project(A.unit_x[r] + (A.unit_x[n] - A.unit_x[r]) * frac, A.unit_y[r] + (A.unit_y[n] - A.unit_y[r]) * frac);
+    };
     // fog: darken what the chosen team cannot see
     if (fogTeam >= 0) {
       if (fogCanvas.width !== W || fogCanvas.height !== Hh) { fogCanvas.width = W; fogCanvas.height = Hh; }
@@ -253,7 +267,7 @@
       f.fillStyle = "#000";
       for (let r = a; r < b; r++) {
         if (A.unit_team[r] !== fogTeam) continue;
-        const [px, py] = project(A.unit_x[r], A.unit_y[r]);
+        const [px, py] = at(r);
         f.beginPath(); f.arc(px, py, A.unit_vision[r] * s, 0, Math.PI * 2); f.fill();
       }
       ctx.drawImage(fogCanvas, 0, 0);
@@ -279,7 +293,7 @@
     for (let r = a; r < b; r++) {
       const kind = A.unit_kind[r];
       if (kind < KIND.tower || kind > KIND.fountain) continue;
-      const [px, py] = project(A.unit_x[r], A.unit_y[r]);
+      const [px, py] = at(r);
       const col = unitColor(r);
       const size = (kind === KIND.ancient ? 11 : kind === KIND.fountain ? 8 : kind === KIND.tower ? 6.5 : 5) * z;
       ctx.fillStyle = rgb(col);
@@ -312,7 +326,7 @@
       const kind = A.unit_kind[r];
       if (kind === KIND.hero || (kind >= KIND.tower && kind <= KIND.fountain)) continue;
       if (!visibleTo(r, fogTeam)) continue;
-      const [px, py] = project(A.unit_x[r], A.unit_y[r]);
+      const [px, py] = at(r);
       ctx.fillStyle = rgb(unitColor(r));
       if (kind === KIND.courier) {
         const q = 5 * z;
@@ -332,17 +346,17 @@
     // selected hero's targets (under the heroes)
     if (V.selected >= 0 && rowOf[V.selected] >= 0 && visibleTo(rowOf[V.selected], fogTeam)) {
       const r = rowOf[V.selected];
-      const [hx, hy] = project(A.unit_x[r], A.unit_y[r]);
+      const [hx, hy] = at(r);
       const target = A.unit_target[r];
       if (target >= 0 && rowOf[target] >= 0) {
-        const [tx, ty] = project(A.unit_x[rowOf[target]], A.unit_y[rowOf[target]]);
+        const [tx, ty] = at(rowOf[target]);
         ctx.strokeStyle = "rgba(255,255,255,0.75)"; ctx.lineWidth = 1.5; ctx.setLineDash([5, 4]);
         ctx.beginPath(); ctx.moveTo(hx, hy); ctx.lineTo(tx, ty); ctx.stroke(); ctx.setLineDash([]);
       }
       const pol = policyOf(t, V.selected);
       if (pol && pol.target >= 0 && TARGETED.has(pol.primary) && rowOf[pol.target] >= 0) {
         const tr = rowOf[pol.target];
-        const [tx, ty] = project(A.unit_x[tr], A.unit_y[tr]);
+        const [tx, ty] = at(tr);
         ctx.strokeStyle = "#ffd866"; ctx.lineWidth = 2;
         ctx.beginPath(); ctx.moveTo(hx, hy); ctx.lineTo(tx, ty); ctx.stroke();
         ctx.beginPath(); ctx.arc(tx, ty, 9 * z, 0, Math.PI * 2); ctx.stroke();
@@ -353,7 +367,7 @@
     for (let r = a; r < b && A.unit_unit[r] < 10; r++) {
       if (A.unit_kind[r] !== KIND.hero || !visibleTo(r, fogTeam)) continue;
       const h = A.unit_unit[r];
-      const [px, py] = project(A.unit_x[r], A.unit_y[r]);
+      const [px, py] = at(r);
       const rad = 7.5 * z;
       ctx.fillStyle = rgb(unitColor(r));
       ctx.beginPath(); ctx.arc(px, py, rad, 0, Math.PI * 2); ctx.fill();
@@ -780,6 +794,7 @@
     if (V.playing && V.step >= T - 1) seek(0);
     $("play").innerHTML = V.playing ? "&#10074;&#10074;" : "&#9654;";
     lastFrameTs = null;
+    if (!V.playing && V.ready) draw();  // a paused frame shows timestep V.step exactly
   }
 
   function tick(ts) {
@@ -787,11 +802,9 @@
       if (lastFrameTs !== null) {
         playTime += ((ts - lastFrameTs) / 1000) * V.speed;
         const t = Math.min(T - 1, Math.floor(playTime / stepSeconds));
-        if (t !== V.step) {
-          V.step = t;
-          draw();
-          if (t !== lastPanelStep) panels();
-        }
+        V.step = t;
+        draw();
+        if (t !== lastPanelStep) panels();
         if (t >= T - 1) togglePlay(false);
       }
       lastFrameTs = ts;
