@@ -56,7 +56,26 @@ class ScriptedTeamAgent:
         return mine
 
 
-AGENTS = {"random": RandomTeamAgent, "scripted": ScriptedTeamAgent}
+class WeakScriptedTeamAgent:
+    """The scripted team handicapped for the rating ladder: each hero's order is, with probability
+    ``random_share``, replaced by a random available one, which puts it between the random and the full
+    scripted team."""
+
+    random_share = 0.15  # 1v1: 0.1 plays about even with the scripted team, 0.25 already loses to random
+
+    def __init__(self, team: int, seed: int = 0):
+        self.team = team
+        self.scripted = ScriptedTeamAgent(team, seed)
+        self.random = RandomTeamAgent(team, seed + 1)
+        self.rng = np.random.default_rng([int(seed), 0x3EA4])
+
+    def act(self, env: BatchedEnv) -> np.ndarray:
+        scripted, random = self.scripted.act(env), self.random.act(env)
+        use_random = self.rng.random(scripted.shape[:2]) < self.random_share
+        return np.where(use_random[..., None], random, scripted)
+
+
+AGENTS = {"random": RandomTeamAgent, "scripted": ScriptedTeamAgent, "scripted-weak": WeakScriptedTeamAgent}
 
 
 def make_agent(name: str, team: int, seed: int = 0) -> TeamAgent:

@@ -1,5 +1,6 @@
 """Run configuration: one dataclass per component, with the paper's defaults and our CPU-scale choices
-marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[ppo]``, ``[policy]``, ``[eval]``, ``[ray]``)
+marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[ppo]``, ``[policy]``, ``[pool]``, ``[eval]``,
+``[ray]``)
 with ``--set section.key=value`` overrides; an unknown key or a value of the wrong type is one clear error.
 """
 
@@ -65,11 +66,22 @@ class PPOConfig:
 
 
 @dataclass
+class PoolConfig:
+    past_fraction: float = 0.2  # paper: 20% of games against a past version
+    learning_rate: float = 0.01  # paper: eta, the opponent-quality learning rate
+    add_every_versions: int = 10  # paper: the current agent joins the pool every 10 versions
+    cache_size: int = 4  # ours: past policies kept in memory at once per rollout worker
+
+
+@dataclass
 class EvalConfig:
-    every_versions: int = 200  # 0 = never during training
-    games: int = 20
-    opponents: tuple[str, ...] = ("random", "scripted")
+    every_versions: int = 200  # rate a version this often (a multiple of pool.add_every_versions); 0 = never
+    games: int = 20  # ours: games per rated version (paper ~750)
+    opponents: tuple[str, ...] = ("random", "scripted-weak", "scripted")  # the bots of the reference pool
+    near_points: float = 10.0  # paper: prefer references within ~10 TrueSkill points (15-85% win rates)
+    calibration_games: int = 32  # games that place each bot on the scale (once per run)
     max_seconds: float = 3600.0  # evaluation plays the standard game to its end, not the training cut-off
+    in_process: bool = False  # true: rate in the training process (deterministic tests); false: its own process
 
 
 @dataclass
@@ -95,6 +107,7 @@ class TrainConfig:
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
+    pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     ray: RayConfig = field(default_factory=RayConfig)
 
@@ -201,6 +214,14 @@ def validate(config: TrainConfig) -> None:
     if config.ray.buffer_samples < config.ppo.batch_samples:
         raise ConfigError(f"ray.buffer_samples ({config.ray.buffer_samples}) must hold at least one batch "
                           f"(ppo.batch_samples = {config.ppo.batch_samples})")
+    pool, ev = config.pool, config.eval
+    if not 0.0 <= pool.past_fraction <= 1.0:
+        raise ConfigError(f"pool.past_fraction must lie in [0, 1], got {pool.past_fraction}")
+    if ev.every_versions and (pool.add_every_versions <= 0 or ev.every_versions % pool.add_every_versions):
+        raise ConfigError(f"eval.every_versions ({ev.every_versions}) must be a multiple of pool.add_every_versions "
+                          f"({pool.add_every_versions}): only versions in the pool are rated")
+    if ev.every_versions and "random" not in ev.opponents:
+        raise ConfigError("eval.opponents must include 'random', the anchor (mu = 0) of the rating scale")
     if not 0 < config.ppo.learning_rate < 1:
         raise ConfigError(f"ppo.learning_rate must lie in (0, 1), got {config.ppo.learning_rate}")
 

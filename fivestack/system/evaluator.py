@@ -1,21 +1,38 @@
-"""Evaluation: the latest policy against reference teams (random, scripted), with win rates and their 95%
-Wilson intervals. Half the games are played as Radiant and half as Dire."""
+"""Evaluation: how good is a version? Win rates against reference teams with their 95% Wilson intervals, and
+TrueSkill ratings against a pool of frozen references (``fivestack.system.rating``).
+
+    RatingEvaluator     places the bots on the scale once (random = 0, then scripted-weak, then scripted),
+                        then rates each submitted version against the references near its rating and
+                        freezes it as a new reference.
+    EvaluatorProcess    runs a RatingEvaluator in its own process, so that rating never stalls training:
+                        the runner submits versions and polls for ratings (JSON messages only).
+
+Every match plays half its games as Radiant and half as Dire.
+"""
 
 from __future__ import annotations
 
+import json
 import math
+import multiprocessing as mp
+import queue
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
 
-from fivestack.bots.agents import make_agent
+from fivestack.bots.agents import TeamAgent, make_agent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import HEROES_PER_TEAM
-from fivestack.model.policy import Policy
+from fivestack.model.policy import Policy, PolicyConfig
 from fivestack.system.inference import Inference, initial_state
+from fivestack.system.config import TrainConfig, from_dict
 from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.system.pool import OpponentPool
+from fivestack.system.rating import RANDOM, SIGMA0, Rating, ReferencePool
 from fivestack.system.rollout import active_heroes, team_view
 
 
@@ -63,6 +80,9 @@ class PolicyTeamAgent:
         return out
 
 
+AgentFactory = Callable[[int], TeamAgent]  # side (0 Radiant, 1 Dire) -> the team agent for that side
+
+
 @dataclass
 class EvalResult:
     opponent: str
@@ -74,27 +94,185 @@ class EvalResult:
 
 
 @torch.no_grad()
-def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0) -> EvalResult:
-    """Play ``games`` full games (half as each side) and count the policy's wins."""
-    wins = 0.0
-    minutes = []
-    halves = [(0, games - games // 2), (1, games // 2)]
-    for side, n in halves:
+def play_scores(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
+                seed: int = 0) -> tuple[list[float], list[float]]:
+    """Play ``games`` full games of A against B, half with A as Radiant; A's score per game (1 win, 0 loss,
+    0.5 when the time limit ends it) and each game's length in minutes."""
+    scores, minutes = [], []
+    for side, n in ((0, games - games // 2), (1, games // 2)):
         if n == 0:
             continue
         env = BatchedEnv(n, GameConfig(mode=mode, max_seconds=max_seconds))
         env.reset(seed * 10_000 + side * 1_000)
-        me = PolicyTeamAgent(side, policy, mode, seed)
-        them = make_agent(opponent, 1 - side, seed + 1)
+        a, b = agent_a(side), agent_b(1 - side)
         finished = np.zeros(n, bool)
         while not finished.all():
-            acts = [me.act(env), them.act(env)]
-            actions = np.concatenate(acts if side == 0 else acts[::-1], axis=1)
-            _, _, terminated, truncated, info = env.step(actions)
+            acts = [a.act(env), b.act(env)]
+            _, _, terminated, truncated, info = env.step(np.concatenate(acts if side == 0 else acts[::-1], axis=1))
             for g in np.flatnonzero((terminated | truncated) & ~finished):
                 winner = int(info["winner"][g])
-                wins += 0.5 if winner < 0 else float(winner == side)
+                scores.append(0.5 if winner < 0 else float(winner == side))
                 minutes.append(float(info["seconds"][g]) / 60.0)
             finished |= terminated | truncated
+    return scores, minutes
+
+
+def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0) -> EvalResult:
+    """Play ``games`` full games (half as each side) of ``policy`` against a bot and count the policy's wins."""
+    scores, minutes = play_scores(lambda side: PolicyTeamAgent(side, policy, mode, seed),
+                                  lambda side: make_agent(opponent, side, seed + 1), games, mode, max_seconds, seed)
+    wins = float(sum(scores))
     low, high = wilson_interval(wins, games)
     return EvalResult(opponent, games, wins, wins / games, (low, high), float(np.mean(minutes)))
+
+
+def version_name(version: int) -> str:
+    return f"v{version}"
+
+
+class RatingEvaluator:
+    """TrueSkill ratings of versions against frozen references: bots, then every version it has rated."""
+
+    def __init__(self, config: TrainConfig, pool_dir: Path, state: dict | None = None, seed: int = 0):
+        self.config = config
+        self.mode, self.max_seconds = config.game.mode, config.eval.max_seconds
+        self.pool_dir = Path(pool_dir)
+        self.seed = seed
+        self.references = ReferencePool()
+        self.ratings: dict[int, Rating] = {}  # rated versions
+        self.bots: dict[str, Rating] = {RANDOM: Rating(0.0, 0.0)}
+        if state:
+            self.load_state_dict(state)
+
+    # ------------------------------------------------------------------ agents
+    def agent(self, name: str, seed: int) -> AgentFactory:
+        if name.startswith("v") and name[1:].isdigit():
+            policy = self.load_version(int(name[1:]))
+            return lambda side: PolicyTeamAgent(side, policy, self.mode, seed)
+        return lambda side: make_agent(name, side, seed)
+
+    def load_version(self, version: int) -> Policy:
+        weights = OpponentPool(self.config.pool, self.pool_dir).weights(version)
+        policy = Policy(self.config.policy)
+        policy.load_state_dict(weights)
+        return policy.eval()
+
+    # ------------------------------------------------------------------ rating
+    def rate(self, name: str, start_mu: float, opponents: list[str], games: int, seed: int) -> tuple[Rating, dict]:
+        """Rate agent ``name`` from (start_mu, sigma0) by ``games`` games spread over ``opponents``."""
+        rating = Rating(start_mu, SIGMA0)
+        per_opponent = {}
+        for i, opponent in enumerate(opponents):
+            n = games // len(opponents) + (1 if i < games % len(opponents) else 0)
+            if n == 0:
+                continue
+            scores, minutes = play_scores(self.agent(name, seed), self.agent(opponent, seed + 1), n, self.mode,
+                                          self.max_seconds, seed + 97 * i)
+            rating = self.references.rate(rating, [(opponent, s) for s in scores])
+            low, high = wilson_interval(sum(scores), n)
+            per_opponent[opponent] = {"games": n, "win_rate": sum(scores) / n, "ci95": [low, high],
+                                      "minutes": float(np.mean(minutes))}
+        return rating, per_opponent
+
+    def calibrate_bots(self) -> dict[str, Rating]:
+        """Place each bot on the scale once, in ladder order, each against the bots below it."""
+        for name in self.config.eval.opponents:
+            if name in self.bots:
+                continue
+            below = list(self.bots)
+            start = max(r.mu for r in self.bots.values())
+            rating, _ = self.rate(name, start, below, self.config.eval.calibration_games, self.seed + len(self.bots))
+            self.bots[name] = rating
+            self.references.freeze(name, rating.mu)
+        return self.bots
+
+    def rate_version(self, version: int, games: int | None = None) -> dict:
+        """Rate ``version`` (its weights in the pool folder) against the references near its expected rating,
+        starting from the previous rated version's mu, then freeze it as a reference."""
+        self.calibrate_bots()
+        previous = [v for v in self.ratings if v < version]
+        start = self.ratings[max(previous)].mu if previous else 0.0
+        name = version_name(version)
+        opponents = [o for o in self.references.near(start, self.config.eval.near_points) if o != name]
+        rating, per_opponent = self.rate(name, start, opponents, games or self.config.eval.games,
+                                         self.seed + version)
+        self.ratings[version] = rating
+        self.references.freeze(name, rating.mu)
+        return {"version": version, "mu": rating.mu, "sigma": rating.sigma, "games": rating.games,
+                "opponents": per_opponent}
+
+    # ------------------------------------------------------------------ persistence (JSON)
+    def state_dict(self) -> dict:
+        return {"bots": {k: r.to_dict() for k, r in self.bots.items()},
+                "versions": {str(v): r.to_dict() for v, r in self.ratings.items()}}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.bots = {k: Rating.from_dict(r) for k, r in state.get("bots", {}).items()} or self.bots
+        self.ratings = {int(v): Rating.from_dict(r) for v, r in state.get("versions", {}).items()}
+        self.references = ReferencePool()
+        for name, rating in self.bots.items():
+            if name != RANDOM:
+                self.references.freeze(name, rating.mu)
+        for version, rating in self.ratings.items():
+            self.references.freeze(version_name(version), rating.mu)
+
+
+def _evaluator_main(config_json: str, pool_dir: str, state_json: str, torch_threads: int, jobs, results) -> None:
+    """The evaluator process: rate each submitted version, answer with its rating and the evaluator's state."""
+    torch.set_num_threads(max(torch_threads, 1))
+    evaluator = RatingEvaluator(from_dict(json.loads(config_json)), Path(pool_dir), json.loads(state_json))
+    while True:
+        job = json.loads(jobs.get())
+        if job.get("stop"):
+            return
+        try:
+            record = evaluator.rate_version(int(job["version"]))
+            record["agent_steps"] = job["agent_steps"]
+            results.put(json.dumps({"record": record, "state": evaluator.state_dict()}))
+        except Exception as exc:  # report, keep serving: one bad version must not end the run's evaluation
+            results.put(json.dumps({"error": f"rating version {job['version']} failed: {exc!r}",
+                                    "version": job["version"]}))
+
+
+class EvaluatorProcess:
+    """A RatingEvaluator in its own process. ``submit`` a version in the pool; ``poll`` for finished ratings."""
+
+    def __init__(self, config: TrainConfig, pool_dir: Path, state: dict | None = None, torch_threads: int = 1):
+        context = mp.get_context("spawn")  # a clean interpreter: no inherited torch threads or open files
+        self.jobs, self.results = context.Queue(), context.Queue()
+        self.pending = 0
+        self.state = state or {}
+        self.process = context.Process(
+            target=_evaluator_main, daemon=True, name="fivestack-evaluator",
+            args=(json.dumps(config.to_dict()), str(pool_dir), json.dumps(self.state), torch_threads, self.jobs,
+                  self.results))
+        self.process.start()
+
+    def submit(self, version: int, agent_steps: int) -> None:
+        self.jobs.put(json.dumps({"version": version, "agent_steps": agent_steps}))
+        self.pending += 1
+
+    def poll(self, timeout: float = 0.0) -> list[dict]:
+        """Finished ratings (each ``{"record": ...}`` or ``{"error": ...}``); waits up to ``timeout`` for the first."""
+        out = []
+        while self.pending:
+            try:
+                message = json.loads(self.results.get(timeout=timeout) if timeout > 0 and not out
+                                     else self.results.get_nowait())
+            except queue.Empty:
+                if not self.process.is_alive():
+                    out.append({"error": "the evaluator process died; ratings stop for this run"})
+                    self.pending = 0
+                break
+            self.pending -= 1
+            if "state" in message:
+                self.state = message["state"]
+            out.append(message)
+        return out
+
+    def close(self) -> None:
+        if self.process.is_alive():
+            self.jobs.put(json.dumps({"stop": True}))
+            self.process.join(timeout=10)
+            if self.process.is_alive():
+                self.process.terminate()

@@ -3,12 +3,17 @@ cut into 16-step samples, each with the LSTM state at its start and the paramete
 
 Games that end are restarted at once with fresh seeds (the ``first`` flag resets the LSTM state there);
 a truncated game is bootstrapped with the value of its last observation.
+
+With an opponent source (``fivestack.system.pool.PastOpponents``), each new game is either latest vs latest
+or latest vs a past version on a random side; the past version plays that team for the whole game, with its
+own LSTM state started fresh, and its team's steps are not training data (a 16-step sample is kept only if
+the latest version played every one of its steps).
 """
 
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -22,8 +27,15 @@ from fivestack.rl.rewards import shaped_reward
 from fivestack.system.config import TrainConfig
 from fivestack.system.inference import initial_state
 from fivestack.system.messages import HERO_AXIS_GROUPS, InferenceRequest, InferenceResult, SampleBatch
+from fivestack.system.pool import LATEST
 
 InferenceFn = Callable[[InferenceRequest], InferenceResult]
+
+
+class OpponentSource(Protocol):
+    def choose_opponent(self, rng: np.random.Generator) -> int: ...
+
+    def inference(self, version: int) -> InferenceFn: ...
 
 
 def active_heroes(mode: str) -> np.ndarray:
@@ -45,8 +57,10 @@ def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.nd
 
 
 class RolloutWorker:
-    def __init__(self, config: TrainConfig, seed: int):
+    def __init__(self, config: TrainConfig, seed: int, opponents: OpponentSource | None = None):
         self.config = config
+        self.opponents = opponents
+        self.rng = np.random.default_rng([int(seed), 0x0770])
         game = GameConfig(mode=config.game.mode, max_seconds=config.game.max_seconds, training=config.game.training)
         self.env = BatchedEnv(config.rollout.games, game)
         self.n_games = config.rollout.games
@@ -57,6 +71,9 @@ class RolloutWorker:
         self.gamma = gamma_from_horizon(config.ppo.horizon_seconds)
         self.next_seed = int(seed) * 1_000_003
         self.obs = self.env.reset(self._take_seeds(self.n_games))
+        self.opponent_version = np.full(self.n_games, LATEST, np.int64)  # per game: LATEST or a past version
+        self.opponent_side = np.zeros(self.n_games, np.int64)  # the team the past version plays
+        self._choose_opponents(np.arange(self.n_games))
         self.state = initial_state(self.n_teams * self.k, config.policy.lstm_size)
         self.first = np.ones(self.n_teams, np.float32)
         self.results: list[dict] = []  # finished games since the last segment
@@ -65,6 +82,33 @@ class RolloutWorker:
         seeds = np.arange(self.next_seed, self.next_seed + n, dtype=np.uint64)
         self.next_seed += n
         return seeds
+
+    def _choose_opponents(self, games: np.ndarray) -> None:
+        if self.opponents is None:
+            return
+        for g in games:
+            self.opponent_version[g] = self.opponents.choose_opponent(self.rng)
+            self.opponent_side[g] = self.rng.integers(2)
+
+    def row_owners(self) -> np.ndarray:
+        """(T,) the version that plays each team row: LATEST, or the past version of that game."""
+        owners = np.full(self.n_teams, LATEST, np.int64)
+        past = np.flatnonzero(self.opponent_version != LATEST)
+        owners[2 * past + self.opponent_side[past]] = self.opponent_version[past]
+        return owners
+
+    def _act(self, infer: InferenceFn, request: InferenceRequest) -> InferenceResult:
+        """Actions for every team: the learner's batched forward pass, and one per past version in play."""
+        owners = self.row_owners()
+        if (owners == LATEST).all():
+            return infer(request)
+        learner = np.flatnonzero(owners == LATEST)
+        mine = infer(request.select(learner))
+        parts = [(learner, mine)]
+        for version in np.unique(owners[owners != LATEST]):
+            rows = np.flatnonzero(owners == version)
+            parts.append((rows, self.opponents.inference(int(version))(request.select(rows))))
+        return InferenceResult.merge(self.n_teams, parts, mine.version)
 
     def _env_actions(self, actions: np.ndarray) -> np.ndarray:
         out = np.zeros((self.n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
@@ -87,6 +131,7 @@ class RolloutWorker:
         values = np.empty((steps, t, k), np.float32)
         rewards = np.empty((steps, t, k), np.float32)
         firsts = np.empty((steps, t), np.float32)
+        learner = np.empty((steps, t), bool)  # the latest version played this team at this step
         ends = np.zeros((steps, t), np.float32)
         outcome = np.zeros((steps, t), np.float32)
         h0 = np.empty((n_samples, t * k, self.state[0].shape[1]), np.float32)
@@ -102,7 +147,8 @@ class RolloutWorker:
                 h0[i // sample_steps], c0[i // sample_steps] = self.state
             request = InferenceRequest(view, self.hero_slots, self.state, self.first)
             t0 = time.perf_counter()
-            result = infer(request)
+            learner[i] = self.row_owners() == LATEST
+            result = self._act(infer, request)
             t1 = time.perf_counter()
             version = result.version if version < 0 else version
             actions[i], log_prob[i], values[i], firsts[i] = result.actions, result.log_prob, result.value, self.first
@@ -115,8 +161,8 @@ class RolloutWorker:
             reward = shaped_reward(team_events, info["seconds"], team_spirit).reshape(t, k)
             ended = terminated | truncated
             if truncated.any():  # bootstrap a cut-off game from the value of its last observation
-                last = infer(InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots, result.state,
-                                              np.zeros(t, np.float32)))
+                last = self._act(infer, InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots,
+                                                         result.state, np.zeros(t, np.float32)))
                 cut = np.repeat(truncated, 2)
                 reward[cut] += self.gamma * last.value[cut]
             rewards[i] = reward
@@ -130,10 +176,14 @@ class RolloutWorker:
                     outcome[i, 2 * g] = 0.5 if winner < 0 else float(winner == 0)
                     outcome[i, 2 * g + 1] = 0.5 if winner < 0 else float(winner == 1)
                     self.results.append({"winner": winner, "seconds": float(info["seconds"][g]),
-                                         "truncated": bool(truncated[g])})
+                                         "truncated": bool(truncated[g]),
+                                         "opponent": int(self.opponent_version[g]),
+                                         "opponent_side": int(self.opponent_side[g])})
                 self.env.reset_games(done, self._take_seeds(done.size))
+                self._choose_opponents(done)
         # bootstrap the segment's end from the value (and win probability) of the next observation
-        last = infer(InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots, self.state, self.first))
+        last = self._act(infer, InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots, self.state,
+                                                 self.first))
         advantages, returns = gae(rewards, values, ends[..., None], last.value, self.gamma, self.config.ppo.gae_lambda)
         win_target = np.empty_like(values)
         target = last.win_prob
@@ -141,8 +191,12 @@ class RolloutWorker:
             target = np.where(ends[i][:, None] > 0, outcome[i][:, None], target)
             win_target[i] = target
         samples = self._cut(seg_obs, actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version)
+        trainable = learner.reshape(-1, self.config.rollout.sample_steps, t).all(axis=1).reshape(-1)
+        if not trainable.all():  # drop samples in which a past version played (they are not on-policy)
+            samples = samples.select(np.flatnonzero(trainable))
         samples.info = {"event_sums": event_sums, "hero_steps": steps * t * k, "games": self.results,
                         "reward_abs_mean": float(np.abs(rewards).mean()), "inference_seconds": inference_s,
+                        "past_opponent_steps": int((~learner).sum()) * k,
                         "simulation_seconds": simulation_s}
         self.results = []
         return samples

@@ -1,7 +1,10 @@
 """The serial runner: every component in one process, deterministic, for one machine, tests and debugging.
 
-    loop: RolloutWorker.collect (via Inference) -> ExperienceBuffer -> Optimizer.train -> Controller
-          (metrics every segment, evaluation every ``eval.every_versions``, a checkpoint every few minutes)
+    loop: RolloutWorker.collect (via Inference; 20% of games against a past version from the OpponentPool)
+          -> ExperienceBuffer -> Optimizer.train -> Controller (metrics every segment, a checkpoint every few
+          minutes); every ``pool.add_every_versions`` the version joins the pool, and every
+          ``eval.every_versions`` it is sent to the evaluator (its own process), whose TrueSkill ratings are
+          logged as they arrive.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.buffer import ExperienceBuffer
 from fivestack.system.config import TrainConfig
 from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint
-from fivestack.system.evaluator import evaluate
+from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator
 from fivestack.system.inference import Inference
 from fivestack.system.optimizer import Optimizer, team_spirit
+from fivestack.system.pool import LATEST, OpponentPool, PastOpponents
 from fivestack.system.rollout import RolloutWorker, weighted_event_means
 
 
@@ -53,17 +57,25 @@ class SerialRunner:
         self.elapsed_before = 0.0
         self.worker_seed = config.run.seed
         self.win_rates: dict[str, float] = {}
+        self.pool_joined = -1  # the last version that joined the opponent pool
+        self.rated = -1  # the last version sent to the evaluator
+        self.pending_ratings: list[tuple[int, int]] = []  # (version, agent_steps) sent, not yet rated
+        self.ratings_state: dict = {}  # the evaluator's state (bots' and versions' ratings), for checkpoints
+        self.evaluator: EvaluatorProcess | RatingEvaluator | None = None
         if resume is not None:
             self.run_dir = Path(resume)
-            self._restore(latest_checkpoint(self.run_dir))
         else:
             name = config.run.name or datetime.now().strftime("%Y%m%d-%H%M%S")
             self.run_dir = Path(config.run.runs_dir) / name
             if (self.run_dir / "checkpoints").exists() and any((self.run_dir / "checkpoints").iterdir()):
                 raise FileExistsError(f"run {self.run_dir} already has checkpoints; resume it with --resume "
                                       f"{self.run_dir} or choose another run.name")
+        self.pool = OpponentPool(config.pool, self.run_dir / "pool")
+        if resume is not None:
+            self._restore(latest_checkpoint(self.run_dir))
         self.controller = Controller(self.run_dir, config)
-        self.worker = RolloutWorker(config, seed=self.worker_seed)
+        opponents = PastOpponents(self.pool, config.policy, config.run.seed) if config.pool.past_fraction > 0 else None
+        self.worker = RolloutWorker(config, seed=self.worker_seed, opponents=opponents)
         self.worker_seed += 1
 
     # ------------------------------------------------------------------ checkpoints
@@ -86,6 +98,11 @@ class SerialRunner:
         if "rng.torch" in optim:
             torch.set_rng_state(optim["rng.torch"].to(torch.uint8))
         self.win_rates = state.get("win_rates", {})
+        self.pool.load_state_dict(state.get("pool", self.pool.state_dict()))
+        self.pool_joined = int(state.get("pool_joined", -1))
+        self.rated = int(state.get("rated", -1))
+        self.pending_ratings = [tuple(p) for p in state.get("pending_ratings", [])]
+        self.ratings_state = state.get("ratings", {})
 
     def checkpoint(self, elapsed: float) -> Path:
         optim = self.optimizer.optimizer_tensors()
@@ -93,7 +110,9 @@ class SerialRunner:
         optim["rng.torch"] = torch.get_rng_state().clone()
         state = {"optimizer": self.optimizer.scalars(), "buffer": self.buffer.state_dict(),
                  "agent_steps": self.agent_steps, "elapsed": elapsed, "worker_seed": self.worker_seed,
-                 "numpy_rng": self.rng.bit_generator.state, "win_rates": self.win_rates}
+                 "numpy_rng": self.rng.bit_generator.state, "win_rates": self.win_rates,
+                 "pool": self.pool.state_dict(), "pool_joined": self.pool_joined, "rated": self.rated,
+                 "pending_ratings": [list(p) for p in self.pending_ratings], "ratings": self.ratings_state}
         json.dumps(state)  # fail here, not halfway through writing, if something is not JSON
         return self.controller.save(self.optimizer.version, self.policy.state_dict(), optim, state)
 
@@ -103,8 +122,10 @@ class SerialRunner:
         budget = cfg.run.minutes * 60.0
         start = time.monotonic()
         last_checkpoint = start
-        last_eval_version = self.optimizer.version
         progress = Progress(version=self.optimizer.version, agent_steps=self.agent_steps, budget=budget)
+        for version, steps in self.pending_ratings:  # sent before a restart and never rated: send again
+            self._send_to_evaluator(version, steps)
+        self._versions_joined()
         while not stop():
             elapsed = self.elapsed_before + time.monotonic() - start
             if budget and elapsed >= budget:
@@ -133,10 +154,11 @@ class SerialRunner:
             hero_steps = batch.info["hero_steps"]
             self.agent_steps += hero_steps
             metrics.update(self._segment_metrics(batch, staleness_before, t1 - t0, t2 - t1, tau))
-            if cfg.eval.every_versions and self.optimizer.version - last_eval_version >= cfg.eval.every_versions:
-                metrics.update(self.evaluate())
-                last_eval_version = self.optimizer.version
+            self._score_past_opponents(batch.info["games"])
+            self._versions_joined()
+            metrics.update(self.pool.summary())
             self.controller.log(self.optimizer.version, self.agent_steps, metrics)
+            self.collect_ratings()
             now = time.monotonic()
             elapsed = self.elapsed_before + now - start
             if now - last_checkpoint >= cfg.run.checkpoint_minutes * 60.0:
@@ -151,6 +173,8 @@ class SerialRunner:
         return progress
 
     def close(self) -> None:
+        if isinstance(self.evaluator, EvaluatorProcess):
+            self.evaluator.close()
         self.controller.close()
 
     def _segment_metrics(self, batch, staleness, rollout_s, optimize_s, tau) -> dict[str, float]:
@@ -173,17 +197,80 @@ class SerialRunner:
             out["games/truncated"] = float(np.mean([g["truncated"] for g in games]))
         return out
 
-    def evaluate(self) -> dict[str, float]:
-        cfg = self.config
-        out = {}
-        for opponent in cfg.eval.opponents:
-            result = evaluate(self.policy, opponent, cfg.eval.games, cfg.game.mode, cfg.eval.max_seconds,
-                              seed=self.optimizer.version)
-            out[f"eval/win_rate_vs_{opponent}"] = result.win_rate
-            out[f"eval/win_rate_vs_{opponent}_low"] = result.ci95[0]
-            out[f"eval/win_rate_vs_{opponent}_high"] = result.ci95[1]
-            self.win_rates[opponent] = result.win_rate
-        return out
+    # ------------------------------------------------------------------ opponent pool and ratings
+    def _versions_joined(self) -> None:
+        """Add the version to the pool when it crossed a multiple of ``pool.add_every_versions`` (version 0
+        joins at once), and send it to the evaluator when it crossed a multiple of ``eval.every_versions``."""
+        version = self.optimizer.version
+        every = self.config.pool.add_every_versions
+        if every > 0 and (self.pool_joined < 0 or version // every > self.pool_joined // every):
+            if version not in self.pool.versions:
+                self.pool.add(version, self.policy.state_dict())
+            self.pool_joined = version
+            rate_every = self.config.eval.every_versions
+            if rate_every and (self.rated < 0 or version // rate_every > self.rated // rate_every):
+                self.rated = version
+                self.pending_ratings.append((version, self.agent_steps))
+                self._send_to_evaluator(version, self.agent_steps)
+
+    def _score_past_opponents(self, games: list[dict]) -> None:
+        for game in games:
+            if game.get("opponent", LATEST) != LATEST:
+                self.pool.record_game(game["opponent"], game["winner"] == 1 - game["opponent_side"])
+
+    def _evaluator(self) -> EvaluatorProcess | RatingEvaluator:
+        if self.evaluator is None:
+            if self.config.eval.in_process:
+                self.evaluator = RatingEvaluator(self.config, self.pool.directory, self.ratings_state,
+                                                 seed=self.config.run.seed)
+            else:
+                self.evaluator = EvaluatorProcess(self.config, self.pool.directory, self.ratings_state)
+        return self.evaluator
+
+    def _send_to_evaluator(self, version: int, agent_steps: int) -> None:
+        evaluator = self._evaluator()
+        if isinstance(evaluator, EvaluatorProcess):  # in process, ``collect_ratings`` rates what is pending
+            evaluator.submit(version, agent_steps)
+
+    def collect_ratings(self, timeout: float = 0.0) -> list[dict]:
+        """Log the ratings that finished since the last call (waiting up to ``timeout`` s for the next one)."""
+        if not self.pending_ratings or self.evaluator is None:
+            return []
+        if isinstance(self.evaluator, RatingEvaluator):  # in-process: rate now, deterministically
+            messages = []
+            for version, steps in self.pending_ratings:
+                messages.append({"record": {**self.evaluator.rate_version(version), "agent_steps": steps},
+                                 "state": self.evaluator.state_dict()})
+        else:
+            messages = self.evaluator.poll(timeout)
+        records = []
+        for message in messages:
+            if "state" in message:
+                self.ratings_state = message["state"]
+            if "error" in message:
+                print(f"warning: {message['error']}", flush=True)
+                done = message.get("version")  # None: the evaluator is gone and nothing pending will be rated
+                self.pending_ratings = [p for p in self.pending_ratings if done is not None and p[0] != done]
+                continue
+            record = message["record"]
+            self.pending_ratings = [p for p in self.pending_ratings if p[0] != record["version"]]
+            values = {"eval/trueskill_mu": record["mu"], "eval/trueskill_sigma": record["sigma"],
+                      "eval/rated_version": record["version"]}
+            for opponent, result in record["opponents"].items():
+                values[f"eval/win_rate_vs_{opponent}"] = result["win_rate"]
+                self.win_rates[opponent] = result["win_rate"]
+            self.win_rates["TrueSkill"] = record["mu"]
+            self.controller.log(record["version"], record["agent_steps"], values)
+            records.append(record)
+        return records
+
+    def wait_for_ratings(self, timeout: float) -> list[dict]:
+        """Block until every submitted version is rated or ``timeout`` s pass; returns the new ratings."""
+        deadline = time.monotonic() + timeout
+        records = []
+        while self.pending_ratings and time.monotonic() < deadline:
+            records += self.collect_ratings(timeout=min(5.0, max(deadline - time.monotonic(), 0.01)))
+        return records
 
     def describe(self) -> str:
         return (f"run {self.run_dir} | {parameter_count(self.policy):,} parameters | mode {self.config.game.mode} | "

@@ -1,0 +1,166 @@
+"""The opponent pool: past versions of the policy, sampled by quality, as in OpenAI Five.
+
+    80% of games are latest vs latest; 20% are latest vs a past version i drawn with p = softmax(q)_i.
+    Every ``add_every_versions`` versions the current agent joins the pool with q = max(q).
+    When the current agent beats past version i:  q_i <- q_i - eta / (N p_i)   (N = pool size).
+
+Past versions live on disk as ``runs/NAME/pool/VERSION.safetensors`` (weights only) and are loaded lazily
+through a small cache. The pool's bookkeeping (versions, qualities, games played) is plain JSON in the
+controller's checkpoint, so it survives ``--resume``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from typing import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from fivestack.model.policy import Policy, PolicyConfig
+from fivestack.system.config import PoolConfig
+from fivestack.system.inference import Inference
+from fivestack.system.messages import InferenceRequest, InferenceResult
+
+LATEST = -1  # the "opponent version" of a latest-vs-latest game
+
+
+class PoolError(ValueError):
+    """A past version that is not in the pool or whose file is missing or damaged."""
+
+
+class OpponentPool:
+    def __init__(self, config: PoolConfig, directory: Path):
+        self.config = config
+        self.directory = Path(directory)
+        self.versions: list[int] = []
+        self.quality = np.zeros(0, np.float64)
+        self.games = np.zeros(0, np.int64)  # games played against each version
+        self.wins = np.zeros(0, np.int64)  # of those, games the latest agent won
+
+    def __len__(self) -> int:
+        return len(self.versions)
+
+    # ------------------------------------------------------------------ sampling
+    def probabilities(self) -> np.ndarray:
+        """p = softmax(q)."""
+        if not self.versions:
+            return np.zeros(0)
+        z = np.exp(self.quality - self.quality.max())
+        return z / z.sum()
+
+    def sample(self, rng: np.random.Generator) -> int:
+        """A past version drawn with p = softmax(q)."""
+        if not self.versions:
+            raise PoolError("the opponent pool is empty; add a version before sampling")
+        return self.versions[int(rng.choice(len(self.versions), p=self.probabilities()))]
+
+    def choose_opponent(self, rng: np.random.Generator) -> int:
+        """The opponent of a new game: ``LATEST`` (80%) or a past version (20%)."""
+        if self.versions and rng.random() < self.config.past_fraction:
+            return self.sample(rng)
+        return LATEST
+
+    # ------------------------------------------------------------------ updates
+    def due(self, version: int) -> bool:
+        """Whether ``version`` should join the pool now (every ``add_every_versions``, starting at 0)."""
+        every = self.config.add_every_versions
+        return every > 0 and version % every == 0 and version not in self.versions
+
+    def add(self, version: int, weights: dict[str, torch.Tensor]) -> Path:
+        """Store ``weights`` as past version ``version``, joining with q = max(q) (0 for the first)."""
+        if version in self.versions:
+            raise PoolError(f"version {version} is already in the opponent pool")
+        path = self.path_of(version)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".tmp-{path.name}-{os.getpid()}")
+        save_file({k: v.detach().contiguous().clone() for k, v in weights.items()}, str(tmp))
+        os.replace(tmp, path)  # a crash never leaves half a file under the final name
+        self.quality = np.append(self.quality, self.quality.max() if self.versions else 0.0)
+        self.versions.append(int(version))
+        self.games = np.append(self.games, 0)
+        self.wins = np.append(self.wins, 0)
+        return path
+
+    def record_game(self, version: int, latest_won: bool) -> None:
+        """One finished game of the latest agent against past ``version``; a win lowers that version's quality."""
+        if version not in self.versions:
+            return  # the version left the pool (e.g. a resumed run with a different pool); nothing to score
+        i = self.versions.index(version)
+        self.games[i] += 1
+        if latest_won:
+            p = self.probabilities()[i]
+            self.quality[i] -= self.config.learning_rate / (len(self.versions) * p)
+            self.wins[i] += 1
+
+    # ------------------------------------------------------------------ weights
+    def path_of(self, version: int) -> Path:
+        return self.directory / f"{version:08d}.safetensors"
+
+    def weights(self, version: int) -> dict[str, torch.Tensor]:
+        """The weights of past ``version``, read from disk."""
+        path = self.path_of(version)
+        if not path.is_file():
+            raise PoolError(f"past version {version} has no file {path}; the run's pool folder is incomplete "
+                            f"(restore it, or resume from a checkpoint whose pool matches)")
+        try:
+            return load_file(str(path))
+        except (SafetensorError, OSError, ValueError) as exc:
+            raise PoolError(f"past version {version} ({path}) is corrupted ({exc}); restore the file from a "
+                            f"backup or resume from a checkpoint taken before it joined the pool") from None
+
+    # ------------------------------------------------------------------ persistence (JSON in the checkpoint)
+    def state_dict(self) -> dict:
+        return {"versions": list(self.versions), "quality": self.quality.tolist(), "games": self.games.tolist(),
+                "wins": self.wins.tolist()}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.versions = [int(v) for v in state["versions"]]
+        self.quality = np.asarray(state["quality"], np.float64)
+        self.games = np.asarray(state["games"], np.int64)
+        self.wins = np.asarray(state.get("wins", [0] * len(self.versions)), np.int64)
+        if not (len(self.versions) == self.quality.size == self.games.size == self.wins.size):
+            raise PoolError("the checkpoint's opponent pool is inconsistent (lists of different lengths)")
+
+    def summary(self) -> dict[str, float]:
+        """Metrics for TensorBoard: pool size, the spread of qualities, the most likely opponent."""
+        if not self.versions:
+            return {"pool/size": 0.0}
+        p = self.probabilities()
+        return {"pool/size": float(len(self.versions)), "pool/quality_max": float(self.quality.max()),
+                "pool/quality_min": float(self.quality.min()), "pool/top_probability": float(p.max()),
+                "pool/top_version": float(self.versions[int(p.argmax())])}
+
+
+class PastOpponents:
+    """What a rollout worker needs from the pool: an opponent for each new game, and a policy per version.
+
+    Past policies are built lazily and kept in a small LRU cache; each acts with its own sampling generator.
+    """
+
+    def __init__(self, pool: OpponentPool, policy_config: PolicyConfig, seed: int = 0):
+        self.pool = pool
+        self.policy_config = policy_config
+        self.seed = seed
+        self._cache: OrderedDict[int, Inference] = OrderedDict()
+
+    def choose_opponent(self, rng: np.random.Generator) -> int:
+        return self.pool.choose_opponent(rng)
+
+    def inference(self, version: int) -> Callable[[InferenceRequest], InferenceResult]:
+        if version in self._cache:
+            self._cache.move_to_end(version)
+            return self._cache[version]
+        policy = Policy(self.policy_config)
+        policy.load_state_dict(self.pool.weights(version))
+        policy.eval()
+        infer = Inference(policy, seed=self.seed + version)
+        infer.version = version
+        self._cache[version] = infer
+        while len(self._cache) > max(self.pool.config.cache_size, 1):
+            self._cache.popitem(last=False)
+        return infer
