@@ -26,6 +26,10 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
+from fivestack.asp.cli import asp_app  # noqa: E402
+
+app.add_typer(asp_app, name="asp")
+
 USAGE_ERROR = 2
 
 TEAM_ROWS = (

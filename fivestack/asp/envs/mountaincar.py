@@ -1,0 +1,124 @@
+"""MountainCar for asymmetric self-play: Gymnasium's continuous mountain car
+(``gymnasium.envs.classic_control.continuous_mountain_car``), its force in 5 uniform bins plus STOP.
+
+The dynamics are Gymnasium's own, stepped for many cars at once in numpy (``tests/asp/test_mountaincar.py``
+checks them against ``Continuous_MountainCarEnv`` step by step); ``GymMountainCar`` wraps a Gymnasium instance
+through ``GymnasiumASPEnv``, reading and writing ``env.unwrapped.state``, to show the same world through the
+user-facing interface. Target task: reach position 0.45 within 500 steps, reward +1 there and 0 elsewhere
+(sparse, as in the paper; Gymnasium's -0.1 a^2 action cost is left out). Repeat mode only; Bob succeeds when
+||(x, v)_Bob - (x, v)_Alice|| < 0.2. State columns: position, velocity.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fivestack.asp.envs.base import ASPEnvBase, GymnasiumASPEnv
+from fivestack.asp.selfplay import ASPConfig
+
+FORCES = np.linspace(-1.0, 1.0, 5)
+MIN_POSITION, MAX_POSITION, MAX_SPEED, GOAL_POSITION, POWER = -1.2, 0.6, 0.07, 0.45, 0.0015
+
+
+def config() -> ASPConfig:
+    """Table 1, MountainCar column: lr 0.003, batch 128, t_max 500, entropy 0.003, gamma 0.01, repeat,
+    target share 1-10% (we use 10%), MLP 50-50."""
+    return ASPConfig(mode="repeat", gamma=0.01, t_max=500, target_share=0.1, batch=128, lr=0.003,
+                     entropy=0.003, entropy_target=0.003, hidden=(50, 50), random_alice_steps=100,
+                     eval_every=200, eval_episodes=32)
+
+
+def physics(position, velocity, force):
+    """One step of Gymnasium's Continuous_MountainCarEnv.step for arrays of cars."""
+    velocity = np.clip(velocity + force * POWER - 0.0025 * np.cos(3 * position), -MAX_SPEED, MAX_SPEED)
+    position = np.clip(position + velocity, MIN_POSITION, MAX_POSITION)
+    velocity = np.where((position == MIN_POSITION) & (velocity < 0), 0.0, velocity)
+    return position, velocity
+
+
+class MountainCar(ASPEnvBase):
+    tabular = False
+    bob_stops = False
+    num_actions = len(FORCES) + 1
+    state_dim = 2
+    input_dim = 5
+    threshold = 0.2
+
+    def __init__(self, n: int, t_max: int = 500):
+        self.n = n
+        self.t_max = self.t_max_target = t_max
+        self.state = np.zeros((n, 2))
+
+    def reset(self, rng, target):
+        self.state = np.stack([rng.uniform(-0.6, -0.4, self.n), np.zeros(self.n)], 1)
+
+    def step(self, actions, moving, target):
+        force = FORCES[np.minimum(actions, len(FORCES) - 1)]
+        pos, vel = physics(self.state[:, 0], self.state[:, 1], force)
+        self.state = np.where(moving[:, None], np.stack([pos, vel], 1), self.state)
+        reached = moving & (self.state[:, 0] >= GOAL_POSITION)
+        return reached.astype(float), reached
+
+    def encode(self, states, goals, z):
+        z = np.asarray(z, np.float64)[..., None]
+        goals = goals * (1 - z)                                   # the target task: s* = 0
+        scale = np.array([1.0, 10.0])                             # velocity is within +-0.07
+        return np.concatenate([states * scale, goals * scale, z], -1).astype(np.float32)
+
+    def success(self, states, goals):
+        return np.linalg.norm(states - goals, axis=-1) < self.threshold
+
+    def count_key(self, states):
+        cell = np.floor((states - [MIN_POSITION, -MAX_SPEED]) / [0.05, 0.005]).astype(np.int64)
+        return cell[:, 0] * 1000 + cell[:, 1]
+
+    def task_stats(self, s0, s_star):
+        return {"distance": np.abs(s_star[:, 0] - s0[:, 0]), "final_position": s_star[:, 0]}
+
+
+def make(n: int) -> MountainCar:
+    return MountainCar(n)
+
+
+def gym_mountaincar(n: int, t_max: int = 500) -> GymnasiumASPEnv:
+    """The same world through the user-facing wrapper: a Gymnasium env, its state read and written."""
+    import gymnasium
+    from gymnasium.envs.classic_control.continuous_mountain_car import Continuous_MountainCarEnv
+
+    class FiveBins(gymnasium.ActionWrapper):
+        def __init__(self, env):
+            super().__init__(env)
+            self.action_space = gymnasium.spaces.Discrete(len(FORCES))
+
+        def action(self, a):
+            return np.array([FORCES[int(a)]], np.float32)
+
+    def set_state(env, s):
+        env.unwrapped.state = np.asarray(s, np.float32)
+
+    return GymnasiumASPEnv(make=lambda: FiveBins(Continuous_MountainCarEnv()),
+                           get_state=lambda env: np.asarray(env.unwrapped.state, np.float64),
+                           set_state=set_state,
+                           distance=lambda a, b: float(np.linalg.norm(np.asarray(a) - np.asarray(b))),
+                           threshold=0.2, n=n, t_max=t_max)
+
+
+METHODS = ("self_play", "target_only", "count_based")
+EPISODES = 2_000
+METRIC = "success"
+
+
+def summary(results: dict) -> dict:
+    """Item 4: share of final evaluation episodes that reach the top."""
+    from fivestack.asp.experiments import value_at
+    r = results["methods"]
+    end = results["episodes"]
+    out = {"final_success": {m: value_at(v, "success", end) for m, v in r.items()},
+           "final_success_per_seed": {m: v["success"]["per_seed_final"] for m, v in r.items()}}
+    if "self_play" in r:
+        out["self_play_at_least_80pct"] = out["final_success"]["self_play"] >= 0.8
+        a = r["self_play"]["alice"]
+        out["alice_first_last"] = {k: [a[k][0], a[k][-1]] for k in a if k != "x"}
+    if "target_only" in r:
+        out["target_only_below_10pct"] = out["final_success"]["target_only"] < 0.1
+    return out

@@ -1,0 +1,113 @@
+"""``fivestack asp reproduce``: the paper's experiments, several seeds in lockstep, written as JSON (mean and
+std over seeds of the target metric against counted episodes) and a PNG of the curves.
+
+Each environment module provides ``make(n)``, ``config()``, ``METHODS`` (what its figure compares),
+``EPISODES`` (the default budget in counted episodes), ``METRIC`` ("success" or "reward") and ``summary``
+(the figures its "done when" item names).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from fivestack.asp.selfplay import train
+
+ENV_NAMES = ("hallway", "lightkey", "mountaincar", "economy")
+LABELS = {"self_play": "self-play", "target_only": "target task only (policy gradient)",
+          "random_alice": "random Alice", "count_based": "count-based bonus",
+          "self_play_bc": "self-play + Alice cloning", "self_play_multi": "self-play, 3 Alices"}
+
+
+def env_module(name: str):
+    if name not in ENV_NAMES:
+        raise ValueError(f"unknown environment {name!r}; choose one of {', '.join(ENV_NAMES)}")
+    return importlib.import_module(f"fivestack.asp.envs.{name}")
+
+
+def run_method(name: str, method: str, seeds: int, episodes: int, seed: int = 0, overrides: dict | None = None,
+               on_progress=None) -> dict:
+    """Train ``seeds`` runs of one method; returns its curves as plain lists (JSON-ready)."""
+    mod = env_module(name)
+    cfg = dataclasses.replace(mod.config(), **(overrides or {}))
+    cfg = dataclasses.replace(cfg, **getattr(mod, "METHOD_OVERRIDES", {}).get(method, {}))
+    env = mod.make(seeds * cfg.batch)
+    start = time.time()
+    curves, _ = train(env, method, cfg, seeds, episodes, np.random.default_rng(seed), on_progress)
+    out = {"method": method, "seconds": round(time.time() - start, 1), "x": [int(v) for v in curves.x],
+           "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(cfg).items()}}
+    for key in ("success", "reward"):
+        a = np.array(curves.success if key == "success" else curves.reward)  # (K, S)
+        out[key] = {"mean": a.mean(1).round(4).tolist(), "std": a.std(1).round(4).tolist(),
+                    "per_seed_final": a[-1].round(4).tolist()}
+    if curves.alice:
+        x = np.array(curves.alice_x)
+        bins = np.unique(np.linspace(0, len(x), min(len(x), 50) + 1).astype(int))
+        out["alice"] = {"x": [int(x[b - 1]) for b in bins[1:]]}
+        for k, v in curves.alice.items():
+            v = np.array(v)  # (batches, S)
+            means = [v[a:b].mean() for a, b in zip(bins[:-1], bins[1:])]
+            out["alice"][k] = [round(float(m), 4) for m in means]
+    return out
+
+
+def reproduce(name: str, seeds: int, episodes: int | None, out_dir: Path, methods=None, progress=None,
+              seed: int = 0) -> dict:
+    mod = env_module(name)
+    episodes = episodes or mod.EPISODES
+    methods = methods or mod.METHODS
+    results = {"env": name, "seeds": seeds, "episodes": episodes, "metric": mod.METRIC, "methods": {}}
+    start = time.time()
+    for m in methods:
+        task = progress.add_task(f"{name}: {LABELS.get(m, m)}", total=episodes) if progress else None
+        cb = (lambda done, s, r, task=task: progress.update(task, completed=done)) if progress else None
+        results["methods"][m] = run_method(name, m, seeds, episodes, seed, on_progress=cb)
+    results["seconds"] = round(time.time() - start, 1)
+    results["summary"] = mod.summary(results)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"{name}.json").write_text(json.dumps(results, indent=1))
+    plot(results, out_dir / f"{name}.png")
+    return results
+
+
+def value_at(res: dict, key: str, x: float) -> float:
+    """The mean curve of ``key`` at the last evaluation at or before x counted episodes."""
+    xs = np.array(res["x"])
+    i = max(0, int(np.searchsorted(xs, x, side="right")) - 1)
+    return float(res[key]["mean"][i])
+
+
+def plot(results: dict, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metric = results["metric"]
+    alice_keys = sorted({k for r in results["methods"].values() for k in r.get("alice", {}) if k != "x"})
+    fig, axes = plt.subplots(1, 1 + len(alice_keys), figsize=(5.5 + 3.6 * len(alice_keys), 4))
+    axes = np.atleast_1d(axes)
+    ax = axes[0]
+    for m, r in results["methods"].items():
+        mean, std = np.array(r[metric]["mean"]), np.array(r[metric]["std"])
+        ax.plot(r["x"], mean, label=LABELS.get(m, m))
+        ax.fill_between(r["x"], mean - std, mean + std, alpha=0.2)
+    xlabel = "episodes" if results["env"] == "hallway" else "target-task episodes"
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("target success rate" if metric == "success" else "target reward")
+    ax.set_title(f"{results['env']} ({results['seeds']} seeds, mean +- std)")
+    ax.legend(fontsize=7)
+    for ax, k in zip(axes[1:], alice_keys):
+        for m, r in results["methods"].items():
+            if k in r.get("alice", {}):
+                ax.plot(r["alice"]["x"], r["alice"][k], label=LABELS.get(m, m))
+        ax.set_xlabel(xlabel)
+        ax.set_title(f"Alice's tasks: {k}")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)

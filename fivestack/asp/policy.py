@@ -1,0 +1,232 @@
+"""Alice's and Bob's policies, in numpy, with a leading *seed* axis so that S independent runs train in
+lockstep (one batched matmul per layer for all of them).
+
+- ``TabularPolicy``: a softmax table theta[s, key, a] (the hallway's M^2 x 3 table), REINFORCE with a
+  constant (running-mean) baseline, plain SGD, as in the paper's tabular experiment.
+- ``MLPPolicy``: the paper's network, tanh MLP with an action head and a value (baseline) head on the last
+  hidden layer, weights drawn from N(0, init_std), RMSProp (alpha 0.97, eps 1e-6). Two update rules:
+  ``reinforce`` (the paper: -(R_t - b(s_t)) log pi + lambda (R_t - b(s_t))^2 - beta H) and ``ppo`` (the
+  clipped surrogate L^CLIP of ``fivestack.rl.ppo.policy_loss``, written here in numpy, plus 0.5 (V - R)^2).
+
+Gradients are written by hand: these nets have two hidden layers and torch's per-call overhead would
+dominate at this size. ``tests/asp/test_policy.py`` checks the hand gradients against finite differences.
+Inputs arrive as (N, ...) with N = S * B rows, seed-major.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+NEG_INF = -1e9
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def sample(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One categorical draw per row of probs (..., A)."""
+    cdf = np.cumsum(probs, axis=-1)
+    u = rng.random(probs.shape[:-1] + (1,)) * cdf[..., -1:]
+    return np.minimum((u > cdf).sum(axis=-1), probs.shape[-1] - 1)
+
+
+@dataclass
+class UpdateBatch:
+    """Rows of one player's steps; every array is (S, R) after ``split`` (R rows per seed)."""
+    inputs: np.ndarray       # (S, R, d) float, or (S, R) int for the tabular policy
+    actions: np.ndarray      # (S, R)
+    returns: np.ndarray      # (S, R) return-to-go R_t
+    weight: np.ndarray       # (S, R) 1 where the row is a real step of this player
+    old_logp: np.ndarray     # (S, R) log pi at acting time (PPO)
+    episodes: np.ndarray     # (S,) episodes in the batch, the normaliser of the summed loss
+    stop_allowed: np.ndarray  # (S, R) bool: whether STOP was a legal action for that row
+    bc: "UpdateBatch | None" = None  # Alice behavioural cloning rows for Bob (imitate a_Alice), if any
+    bc_weight: float = 0.0
+
+
+class TabularPolicy:
+    """pi(a | key) = softmax(theta[key]) per seed; the key is an integer index (e.g. s_t * M + s_goal)."""
+
+    def __init__(self, seeds: int, keys: int, actions: int, lr: float, rng: np.random.Generator,
+                 baseline_decay: float = 0.9):
+        self.theta = np.zeros((seeds, keys, actions))
+        self.lr = lr
+        self.baseline = np.zeros(seeds)
+        self.baseline_decay = baseline_decay
+        self.seeds = seeds
+
+    def probs(self, keys: np.ndarray, stop_allowed: np.ndarray) -> np.ndarray:
+        keys = keys.reshape(self.seeds, -1)
+        logits = self.theta[np.arange(self.seeds)[:, None], keys]
+        logits = np.where(_stop_mask(logits.shape, stop_allowed.reshape(self.seeds, -1)), logits, NEG_INF)
+        return softmax(logits)
+
+    def act(self, keys: np.ndarray, rng: np.random.Generator, stop_allowed: np.ndarray, greedy: bool = False):
+        p = self.probs(keys, stop_allowed)
+        a = p.argmax(-1) if greedy else sample(p, rng)
+        logp = np.log(np.take_along_axis(p, a[..., None], axis=-1)[..., 0] + 1e-12)
+        return a.reshape(-1), logp.reshape(-1)
+
+    def update(self, b: UpdateBatch) -> dict:
+        """REINFORCE with a constant baseline: theta += lr (R - b) grad log pi, summed over the batch's
+        episodes (the tabular lr 0.1 is per episode; averaging over the batch of 16 learned 16x slower)."""
+        p = self.probs(b.inputs, b.stop_allowed)
+        onehot = np.eye(p.shape[-1])[b.actions]
+        advantage = (b.returns - self.baseline[:, None]) * b.weight
+        grad = advantage[..., None] * (onehot - p)
+        seed_idx = np.broadcast_to(np.arange(self.seeds)[:, None], b.inputs.shape)
+        np.add.at(self.theta, (seed_idx, b.inputs), self.lr * grad)
+        mean_return = (b.returns * b.weight).sum(1) / np.maximum(b.weight.sum(1), 1)
+        has = b.weight.sum(1) > 0
+        self.baseline = np.where(has, self.baseline_decay * self.baseline
+                                 + (1 - self.baseline_decay) * mean_return, self.baseline)
+        return {}
+
+
+def _stop_mask(shape, stop_allowed):
+    """True where an action is legal: every action but the last (STOP) always; STOP where allowed."""
+    legal = np.ones(shape, dtype=bool)
+    legal[..., -1] = stop_allowed
+    return legal
+
+
+class MLPPolicy:
+    """tanh MLP -> (action logits, baseline value), one set of weights per seed."""
+
+    def __init__(self, seeds: int, in_dim: int, actions: int, hidden: tuple[int, ...], lr: float,
+                 rng: np.random.Generator, init_std: float = 0.2, entropy: float = 0.0,
+                 value_coef: float = 0.1, algo: str = "reinforce", rms_alpha: float = 0.97,
+                 rms_eps: float = 1e-6, ppo_clip: float = 0.2, ppo_epochs: int = 4):
+        if algo not in ("reinforce", "ppo"):
+            raise ValueError(f"unknown optimiser {algo!r}; choose 'reinforce' or 'ppo'")
+        sizes = (in_dim, *hidden)
+        self.params: list[np.ndarray] = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            self.params += [rng.normal(0, init_std, (seeds, a, b)).astype(np.float32),
+                            np.zeros((seeds, 1, b), np.float32)]
+        self.params += [rng.normal(0, init_std, (seeds, sizes[-1], actions)).astype(np.float32),
+                        np.zeros((seeds, 1, actions), np.float32),
+                        rng.normal(0, init_std, (seeds, sizes[-1], 1)).astype(np.float32),
+                        np.zeros((seeds, 1, 1), np.float32)]
+        self.sq = [np.zeros_like(p) for p in self.params]
+        self.layers = len(hidden)
+        self.seeds, self.lr, self.entropy, self.value_coef, self.algo = seeds, lr, entropy, value_coef, algo
+        self.rms_alpha, self.rms_eps, self.ppo_clip, self.ppo_epochs = rms_alpha, rms_eps, ppo_clip, ppo_epochs
+
+    def forward(self, x: np.ndarray):
+        """x (S, n, d) -> logits (S, n, A), value (S, n), hidden activations (for backward)."""
+        acts = [x]
+        h = x
+        for i in range(self.layers):
+            h = np.tanh(h @ self.params[2 * i] + self.params[2 * i + 1])
+            acts.append(h)
+        w_pi, b_pi, w_v, b_v = self.params[2 * self.layers:]
+        return h @ w_pi + b_pi, (h @ w_v + b_v)[..., 0], acts
+
+    def _probs(self, logits, stop_allowed):
+        return softmax(np.where(_stop_mask(logits.shape, stop_allowed), logits, NEG_INF))
+
+    def act(self, x: np.ndarray, rng: np.random.Generator, stop_allowed: np.ndarray, greedy: bool = False):
+        x = x.reshape(self.seeds, -1, x.shape[-1]).astype(np.float32, copy=False)
+        logits, _, _ = self.forward(x)
+        p = self._probs(logits, stop_allowed.reshape(self.seeds, -1))
+        a = p.argmax(-1) if greedy else sample(p, rng)
+        logp = np.log(np.take_along_axis(p, a[..., None], axis=-1)[..., 0] + 1e-12)
+        return a.reshape(-1), logp.reshape(-1)
+
+    def loss_and_grads(self, b: UpdateBatch, old_value: np.ndarray | None = None):
+        """The summed per-episode loss of the chosen rule and its gradient for every parameter."""
+        logits, value, acts = self.forward(b.inputs)
+        p = self._probs(logits, b.stop_allowed)
+        logp_all = np.log(p + 1e-12)
+        onehot = np.eye(p.shape[-1], dtype=np.float32)[b.actions]
+        logp = (logp_all * onehot).sum(-1)
+        norm = (b.weight / np.maximum(b.episodes, 1)[:, None]).astype(np.float32)
+        entropy = -(p * logp_all).sum(-1)
+        if self.algo == "reinforce":
+            advantage = b.returns - value                       # R_t - b(s_t), no gradient into b here
+            pg = -advantage * logp
+            d_logits = -advantage[..., None] * (onehot - p)
+            value_err = value - b.returns
+            v_loss = self.value_coef * value_err ** 2           # lambda ||b(s_t) - R_t||^2
+            d_value = 2 * self.value_coef * value_err
+        else:
+            advantage = b.returns - old_value
+            ratio = np.exp(logp - b.old_logp)
+            clipped = np.clip(ratio, 1 - self.ppo_clip, 1 + self.ppo_clip)
+            pg = -np.minimum(ratio * advantage, clipped * advantage)
+            active = np.where(advantage >= 0, ratio < 1 + self.ppo_clip, ratio > 1 - self.ppo_clip)
+            d_logits = -(advantage * ratio * active)[..., None] * (onehot - p)
+            value_err = value - b.returns
+            v_loss = 0.5 * value_err ** 2
+            d_value = value_err
+        # - beta H(pi): dH/dz_j = -p_j (log p_j + H)
+        d_logits = d_logits + self.entropy * p * (logp_all + entropy[..., None])
+        loss = ((pg + v_loss - self.entropy * entropy) * norm).sum(1)
+        d_logits = (d_logits * norm[..., None]).astype(np.float32)
+        d_value = (d_value * norm).astype(np.float32)
+        grads = self._backward(acts, d_logits, d_value)
+        return loss, grads
+
+    def _backward(self, acts, d_logits, d_value):
+        w_pi, _, w_v, _ = self.params[2 * self.layers:]
+        h = acts[-1]
+        swap = lambda a: np.swapaxes(a, 1, 2)  # noqa: E731
+        grads_head = [swap(h) @ d_logits, d_logits.sum(1, keepdims=True),
+                      swap(h) @ d_value[..., None], d_value.sum(1, keepdims=True)[..., None]]
+        dh = d_logits @ swap(w_pi) + d_value[..., None] @ swap(w_v)
+        grads: list[np.ndarray] = []
+        for i in range(self.layers - 1, -1, -1):
+            dz = dh * (1 - acts[i + 1] ** 2)
+            grads = [swap(acts[i]) @ dz, dz.sum(1, keepdims=True)] + grads
+            if i > 0:
+                dh = dz @ swap(self.params[2 * i])
+        return grads + grads_head
+
+    def bc_grads(self, b: UpdateBatch):
+        """Gradient of bc_weight * -log pi(a_Alice | s_Alice, s*), summed per episode like the main loss."""
+        logits, _, acts = self.forward(b.bc.inputs.astype(np.float32, copy=False))
+        p = self._probs(logits, b.bc.stop_allowed)
+        onehot = np.eye(p.shape[-1], dtype=np.float32)[b.bc.actions]
+        norm = (b.bc.weight / np.maximum(b.episodes, 1)[:, None]).astype(np.float32)
+        d_logits = (-b.bc_weight * (onehot - p) * norm[..., None]).astype(np.float32)
+        return self._backward(acts, d_logits, np.zeros(d_logits.shape[:2], np.float32))
+
+    def _step(self, b: UpdateBatch, grads):
+        if b.bc is not None:
+            grads = [g + h for g, h in zip(grads, self.bc_grads(b))]
+        self._rmsprop(grads)
+
+    def _rmsprop(self, grads):
+        for p, g, sq in zip(self.params, grads, self.sq):
+            sq *= self.rms_alpha
+            sq += (1 - self.rms_alpha) * g * g
+            p -= self.lr * g / (np.sqrt(sq) + self.rms_eps)
+
+    def update(self, b: UpdateBatch) -> dict:
+        b.inputs = b.inputs.astype(np.float32, copy=False)
+        if self.algo == "reinforce":
+            loss, grads = self.loss_and_grads(b)
+            self._step(b, grads)
+            return {"loss": float(loss.mean())}
+        _, old_value, _ = self.forward(b.inputs)
+        for _ in range(self.ppo_epochs):
+            loss, grads = self.loss_and_grads(b, old_value)
+            self._step(b, grads)
+        return {"loss": float(loss.mean())}
+
+
+class RandomAlice:
+    """The paper's random-Alice baseline: uniform over the non-STOP actions for ``steps`` actions, then STOP."""
+
+    def __init__(self, actions: int, steps: int):
+        self.actions, self.steps = actions, steps
+
+    def act_random(self, t_a: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        a = rng.integers(0, self.actions - 1, size=t_a.shape)
+        return np.where(t_a >= self.steps, self.actions - 1, a)

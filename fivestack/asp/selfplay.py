@@ -1,0 +1,361 @@
+"""Asymmetric self-play episodes (Algorithm 1 of the paper: *reverse* and *repeat*), target-task episodes
+(Algorithm 2), the baselines, and the training loop that mixes them.
+
+One call of ``play`` runs a batch of episodes in lockstep, one per row of the environment: a row is either a
+self-play episode (Alice from s_0 until STOP, then Bob) or a target-task episode (Bob alone, goal
+``env.target_goal()``, episode-kind flag z = 1). Rewards arrive once at the end of a self-play episode:
+R_A on Alice's last step and R_B on Bob's last (``fivestack.asp.rewards``); target rows carry the env's
+reward per step (plus alpha / sqrt(N(s)) for the count-based baseline). The policies learn from the
+return-to-go of their own steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from fivestack.asp.policy import MLPPolicy, RandomAlice, TabularPolicy, UpdateBatch
+from fivestack.asp.rewards import alice_reward, bob_reward, bob_time
+
+ALICE, BOB, IDLE = 0, 1, -1
+METHODS = ("self_play", "target_only", "random_alice", "count_based", "self_play_bc", "self_play_multi")
+
+
+@dataclass
+class ASPConfig:
+    """One experiment's settings. Defaults are the paper's (Table 1) where it gives them; each env module
+    has its own ``config()`` that fills in its column and says where and why we deviate."""
+    mode: str = "repeat"              # "reverse": Bob returns to s_0; "repeat": reset to s_0, Bob reaches s*
+    gamma: float = 0.01               # the self-play reward scale
+    t_max: int = 100                  # self-play cap on Alice + Bob actions (t_B = t_max - t_A on failure)
+    t_max_bob: int | None = None      # None: one budget (Bob has t_max - t_A); else Bob's own cap, and
+                                      # Alice's is t_max - t_max_bob (she is stopped there and Bob plays)
+    target_share: float = 0.1         # share of target-task episodes in a batch (0: self-play only)
+    batch: int = 32                   # episodes per batch per seed
+    lr: float = 0.003
+    entropy: float = 0.0              # entropy bonus for self-play updates
+    entropy_target: float = 0.0       # entropy bonus on target-task updates (the paper sometimes 0)
+    hidden: tuple[int, ...] = (50, 50)
+    init_std: float = 0.2             # weights ~ N(0, 0.2)
+    value_coef: float = 0.1           # lambda, the baseline loss weight
+    algo: str = "reinforce"           # or "ppo"
+    count_alpha: float = 0.1          # count-based baseline: bonus alpha / sqrt(N(s))
+    random_alice_steps: int = 15      # random Alice: uniform moves for this many actions, then STOP
+    bc_weight: float = 0.5            # self_play_bc: Bob imitates Alice on the tasks he failed (repeat mode)
+    n_alices: int = 3                 # self_play_multi: this many Alices, one drawn per episode
+    eval_every: int = 500             # counted episodes between evaluations
+    eval_episodes: int = 32           # target episodes per seed per evaluation (not trained on)
+    count_self_play: bool = False     # x-axis counts all episodes (hallway) instead of target episodes
+    eval_greedy: bool = False         # evaluation episodes take Bob's most likely action (else sample)
+
+
+@dataclass
+class Episodes:
+    """What ``play`` returns: per-step arrays (T, n) and per-row results (n,)."""
+    states: np.ndarray
+    goals: np.ndarray        # (n, D): Bob's goal (s* or s_0, or the target goal)
+    s0: np.ndarray
+    z: np.ndarray
+    player: np.ndarray
+    actions: np.ndarray
+    logp: np.ndarray
+    rewards: np.ndarray
+    kind_target: np.ndarray
+    t_a: np.ndarray
+    t_b: np.ndarray
+    bob_success: np.ndarray
+    target_success: np.ndarray
+    target_return: np.ndarray
+    alice_id: np.ndarray
+    stats: dict = field(default_factory=dict)
+
+    def returns(self, player: int) -> np.ndarray:
+        """Return-to-go of ``player``'s own steps (undiscounted, as in the paper's REINFORCE)."""
+        r = np.where(self.player == player, self.rewards, 0.0)
+        return np.flip(np.cumsum(np.flip(r, 0), 0), 0)
+
+
+class Counter:
+    """N(s) per seed in a hashed table, for the alpha / sqrt(N(s)) bonus."""
+
+    def __init__(self, seeds: int, size: int = 1 << 20):
+        self.counts = np.zeros((seeds, size), np.int64)
+        self.size = size
+
+    def visit(self, seed_of_row: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        idx = keys % self.size
+        np.add.at(self.counts, (seed_of_row, idx), 1)
+        return self.counts[seed_of_row, idx]
+
+
+def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Generator,
+         seeds: int, counter: Counter | None = None, alice_id: np.ndarray | None = None,
+         greedy: bool = False) -> Episodes:
+    """One batch of episodes, one per env row. ``alice`` is an MLPPolicy/TabularPolicy, a list of them
+    (several Alices; ``alice_id`` picks one per row) or a RandomAlice."""
+    n = env.n
+    stop = env.num_actions - 1
+    seed_of_row = np.repeat(np.arange(seeds), n // seeds)
+    env.reset(rng, target)
+    s0 = env.state.copy()
+    goals = np.where(target[:, None], env.target_goal(), s0)
+    z = target.astype(np.float64)
+    phase = np.where(target, BOB, ALICE)
+    done = np.zeros(n, bool)
+    t_a = np.zeros(n, np.int64)
+    t_b = np.zeros(n, np.int64)
+    bob_success = np.zeros(n, bool)
+    target_success = np.zeros(n, bool)
+    target_return = np.zeros(n)
+    alice_last = np.zeros(n, np.int64)
+    bob_last = np.zeros(n, np.int64)
+    bob_stop_allowed = np.full(n, env.bob_stops)
+    alices = alice if isinstance(alice, list) else [alice]
+    if alice_id is None:
+        alice_id = np.zeros(n, np.int64)
+    rec_states, rec_player, rec_actions, rec_logp, rec_rewards = [], [], [], [], []
+    horizon = max(cfg.t_max, env.t_max_target)
+    for t in range(horizon):
+        if done.all():
+            break
+        act_a = (phase == ALICE) & ~done
+        act_b = (phase == BOB) & ~done
+        actions = np.full(n, stop)
+        logp = np.zeros(n)
+        if act_a.any():
+            if isinstance(alice, RandomAlice):
+                actions = np.where(act_a, alice.act_random(t_a, rng), actions)
+            else:
+                x = env.encode(env.state, s0, np.zeros(n))
+                for k, pol in enumerate(alices):
+                    a, lp = pol.act(x, rng, np.ones(n, bool))
+                    use = act_a & (alice_id == k)
+                    actions, logp = np.where(use, a, actions), np.where(use, lp, logp)
+        if act_b.any():
+            a, lp = bob.act(env.encode(env.state, goals, z), rng, bob_stop_allowed, greedy)
+            actions, logp = np.where(act_b, a, actions), np.where(act_b, lp, logp)
+        rec_states.append(env.state.copy())
+        rec_player.append(np.where(act_a, ALICE, np.where(act_b, BOB, IDLE)))
+        rec_actions.append(actions)
+        rec_logp.append(logp)
+        t_a += act_a
+        t_b += act_b
+        alice_last = np.where(act_a, t, alice_last)
+        bob_last = np.where(act_b, t, bob_last)
+        moving = (act_a | act_b) & (actions != stop)
+        reward, reached = env.step(actions, moving, target)
+        step_reward = np.where(act_b & target, reward, 0.0)
+        if counter is not None:
+            counts = counter.visit(seed_of_row, env.count_key(env.state))
+            step_reward = step_reward + np.where(act_b & target, cfg.count_alpha / np.sqrt(counts), 0.0)
+        target_return += np.where(act_b & target, reward, 0.0)
+
+        # Alice: STOP hands over to Bob. With one shared budget, running out of it ends the episode
+        # (t_B = t_max - t_A = 0); with separate budgets, her cap is a forced STOP.
+        if cfg.t_max_bob is None:
+            alice_stop = act_a & (actions == stop)
+            done |= act_a & ~alice_stop & (t_a >= cfg.t_max)
+        else:
+            alice_stop = act_a & ((actions == stop) | (t_a >= cfg.t_max - cfg.t_max_bob))
+        if alice_stop.any():
+            if cfg.mode == "repeat":
+                goals = np.where(alice_stop[:, None], env.state, goals)
+                env.set_state(s0, alice_stop)        # the reset: repeat mode only
+            else:
+                goals = np.where(alice_stop[:, None], s0, goals)
+            phase = np.where(alice_stop, BOB, phase)
+            if not env.bob_stops:                    # already there: Bob wins in 0 steps
+                already = alice_stop & env.success(env.state, goals)
+                bob_success |= already
+                done |= already
+            if cfg.t_max_bob is None:
+                done |= alice_stop & (t_a >= cfg.t_max)
+        # Bob on a self-play task.
+        sp_b = act_b & ~target
+        if env.bob_stops:
+            ended = sp_b & (actions == stop)
+            ok = ended & env.success(env.state, goals)
+        else:
+            ok = sp_b & env.success(env.state, goals)
+            ended = ok
+        bob_success |= ok
+        bob_cap = cfg.t_max - t_a if cfg.t_max_bob is None else cfg.t_max_bob
+        done |= ended | (sp_b & (t_b >= bob_cap))
+        # Bob on the target task.
+        tg_b = act_b & target
+        if env.bob_stops:
+            stopped = tg_b & (actions == stop)
+            if stopped.any():
+                r_stop, ok_stop = env.target_stop(env.state, t_b)
+                step_reward = step_reward + np.where(stopped, r_stop, 0.0)
+                target_return += np.where(stopped, r_stop, 0.0)
+                target_success |= stopped & ok_stop
+                done |= stopped
+        target_success |= tg_b & reached
+        done |= tg_b & (reached | (t_b >= env.t_max_target))
+        rec_rewards.append(step_reward)
+
+    rewards = np.stack(rec_rewards)
+    self_play = ~target
+    tb = bob_time(t_a, t_b, bob_success, cfg.t_max)
+    r_a = alice_reward(t_a, tb, cfg.gamma)
+    r_b = bob_reward(tb, cfg.gamma)
+    rows = np.arange(n)
+    sp_rows = rows[self_play]
+    rewards[alice_last[sp_rows], sp_rows] += r_a[sp_rows]
+    had_bob = self_play & (t_b > 0)
+    rewards[bob_last[had_bob], rows[had_bob]] += r_b[had_bob]
+    ep = Episodes(np.stack(rec_states), goals, s0, z, np.stack(rec_player), np.stack(rec_actions),
+                  np.stack(rec_logp), rewards, target, t_a, t_b, bob_success, target_success, target_return,
+                  alice_id)
+    if self_play.any():
+        for name, v in env.task_stats(s0[self_play], goals[self_play] if cfg.mode == "repeat"
+                                      else ep.states[alice_last[sp_rows], sp_rows]).items():
+            ep.stats[name] = v
+    return ep
+
+
+def _update_batch(env, ep: Episodes, player: int, rows: np.ndarray, seeds: int, goals: np.ndarray,
+                  z: np.ndarray, stop_allowed: bool, returns: np.ndarray | None = None) -> UpdateBatch:
+    """Gather ``player``'s steps on ``rows`` into (S, T * B) arrays."""
+    T, n = ep.player.shape
+    weight = ((ep.player == player) & rows[None, :]).astype(np.float32)
+    inputs = env.encode(ep.states, np.broadcast_to(goals, ep.states.shape),
+                        np.broadcast_to(z, (T, n)))
+    G = ep.returns(player) if returns is None else returns
+
+    def split(a):  # (T, n, ...) -> (S, T * B, ...)
+        a = a.reshape(T, seeds, n // seeds, *a.shape[2:])
+        return np.moveaxis(a, 1, 0).reshape(seeds, T * (n // seeds), *a.shape[3:])
+
+    episodes = rows.reshape(seeds, -1).sum(1)
+    return UpdateBatch(split(inputs), split(ep.actions), split(G).astype(np.float32), split(weight),
+                       split(ep.logp).astype(np.float32), episodes.astype(np.float32),
+                       np.full((seeds, T * (n // seeds)), stop_allowed))
+
+
+def make_policy(env, cfg: ASPConfig, seeds: int, rng, entropy: float):
+    if env.tabular:
+        return TabularPolicy(seeds, env.policy_keys, env.num_actions, cfg.lr, rng)
+    return MLPPolicy(seeds, env.input_dim, env.num_actions, cfg.hidden, cfg.lr, rng, cfg.init_std, entropy,
+                     cfg.value_coef, cfg.algo)
+
+
+@dataclass
+class Curves:
+    """Mean over training of what each evaluation saw, per seed: x (counted episodes), success (S, K),
+    reward (S, K), and Alice's task statistics per batch (self-play methods)."""
+    x: list = field(default_factory=list)
+    success: list = field(default_factory=list)
+    reward: list = field(default_factory=list)
+    alice_x: list = field(default_factory=list)
+    alice: dict = field(default_factory=dict)
+
+
+def evaluate(env, bob, cfg, rng, seeds) -> tuple[np.ndarray, np.ndarray]:
+    """Target success rate and mean target return per seed over ``cfg.eval_episodes`` fresh episodes."""
+    succ, ret = np.zeros(seeds), np.zeros(seeds)
+    per = env.n // seeds
+    reps = max(1, int(np.ceil(cfg.eval_episodes / per)))
+    for _ in range(reps):
+        ep = play(env, None, bob, np.ones(env.n, bool), cfg, rng, seeds, greedy=cfg.eval_greedy)
+        succ += ep.target_success.reshape(seeds, -1).mean(1) / reps
+        ret += ep.target_return.reshape(seeds, -1).mean(1) / reps
+    return succ, ret
+
+
+def train(env, method: str, cfg: ASPConfig, seeds: int, episodes: int, rng: np.random.Generator,
+          on_progress=None) -> tuple[Curves, object]:
+    """Train ``seeds`` runs of ``method`` in lockstep until each has seen ``episodes`` counted episodes
+    (target-task episodes; all episodes when ``cfg.count_self_play``). Returns the curves and Bob.
+    BLAS runs on one thread: these matrices are small, and a threaded BLAS spent 60x longer here."""
+    with threadpool_limits(1):
+        return _train(env, method, cfg, seeds, episodes, rng, on_progress)
+
+
+def _train(env, method, cfg, seeds, episodes, rng, on_progress):
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    n = env.n
+    per_seed = n // seeds
+    target_only = method in ("target_only", "count_based")
+    bob = make_policy(env, cfg, seeds, rng, cfg.entropy)
+    if method == "random_alice":
+        alice = RandomAlice(env.num_actions, cfg.random_alice_steps)
+    elif method == "self_play_multi":
+        alice = [make_policy(env, cfg, seeds, rng, cfg.entropy) for _ in range(cfg.n_alices)]
+    elif not target_only:
+        alice = make_policy(env, cfg, seeds, rng, cfg.entropy)
+    else:
+        alice = None
+    counter = Counter(seeds) if method == "count_based" else None
+    curves = Curves()
+    counted = 0
+    next_eval = 0
+    n_target = per_seed if target_only else int(round(per_seed * cfg.target_share))
+    while True:
+        if counted >= next_eval:
+            s, r = evaluate(env, bob, cfg, rng, seeds)
+            curves.x.append(counted)
+            curves.success.append(s)
+            curves.reward.append(r)
+            if on_progress:
+                on_progress(min(counted, episodes), s, r)
+            next_eval += cfg.eval_every
+            if counted >= episodes:
+                break
+        target = np.zeros((seeds, per_seed), bool)
+        if n_target:
+            for s in range(seeds):
+                target[s, rng.choice(per_seed, n_target, replace=False)] = True
+        target = target.reshape(-1)
+        alice_id = rng.integers(0, cfg.n_alices, n) if isinstance(alice, list) else None
+        ep = play(env, alice, bob, target, cfg, rng, seeds, counter, alice_id)
+        counted += per_seed if (target_only or cfg.count_self_play) else n_target
+        _learn(env, ep, method, alice, bob, cfg, seeds)
+        if (~target).any():
+            curves.alice_x.append(counted)
+            sp = ~target
+            stats = {"t_a": ep.t_a[sp].astype(float), "bob_success": ep.bob_success[sp].astype(float)}
+            stats.update(ep.stats)
+            for k, v in stats.items():
+                curves.alice.setdefault(k, []).append(_per_seed_mean(v, sp, seeds))
+    return curves, bob
+
+
+def _per_seed_mean(v, rows, seeds):
+    full = np.zeros(len(rows))
+    full[rows] = v
+    num = (full * rows).reshape(seeds, -1).sum(1)
+    return num / np.maximum(rows.reshape(seeds, -1).sum(1), 1)
+
+
+def _learn(env, ep: Episodes, method, alice, bob, cfg, seeds):
+    n = env.n
+    all_rows = np.ones(n, bool)
+    bob_batch = _update_batch(env, ep, BOB, all_rows, seeds, ep.goals, ep.z, env.bob_stops)
+    if method == "self_play_bc" and cfg.mode == "repeat":
+        _add_alice_cloning(env, ep, bob_batch, seeds, cfg)
+    bob.update(bob_batch)
+    if isinstance(alice, list):
+        for k, pol in enumerate(alice):
+            pol.update(_update_batch(env, ep, ALICE, ep.alice_id == k, seeds, ep.s0, np.zeros(n), True))
+    elif alice is not None and not isinstance(alice, RandomAlice):
+        alice.update(_update_batch(env, ep, ALICE, ~ep.kind_target, seeds, ep.s0, np.zeros(n), True))
+
+
+def _add_alice_cloning(env, ep: Episodes, batch: UpdateBatch, seeds: int, cfg: ASPConfig):
+    """Alice behavioural cloning (OpenAI 2021, weight 0.5): on the self-play tasks Bob failed, Bob also
+    learns to take Alice's actions from Alice's states, with his goal set to her final state s*."""
+    n = env.n
+    failed = ~ep.kind_target & ~ep.bob_success & (ep.t_a > 1)
+    if not failed.any() or env.tabular:
+        return
+    mask = (ep.player == ALICE) & failed[None, :] & (ep.actions != env.num_actions - 1)
+    extra = _update_batch(env, ep, ALICE, failed, seeds, ep.goals, np.zeros(n), env.bob_stops,
+                          returns=np.zeros_like(ep.rewards))
+    T = ep.player.shape[0]
+    extra.weight = np.moveaxis(mask.astype(np.float32).reshape(T, seeds, -1), 1, 0).reshape(seeds, -1)
+    batch.bc, batch.bc_weight = extra, cfg.bc_weight
