@@ -47,6 +47,7 @@ class UpdateBatch:
     stop_allowed: np.ndarray  # (S, R) bool: whether STOP was a legal action for that row
     bc: "UpdateBatch | None" = None  # Alice behavioural cloning rows for Bob (imitate a_Alice), if any
     bc_weight: float = 0.0
+    entropy_coef: "np.ndarray | None" = None  # (S, R) per-row entropy weight (else the policy's own)
 
 
 class TabularPolicy:
@@ -140,7 +141,9 @@ class MLPPolicy:
         return a.reshape(-1), logp.reshape(-1)
 
     def loss_and_grads(self, b: UpdateBatch, old_value: np.ndarray | None = None):
-        """The summed per-episode loss of the chosen rule and its gradient for every parameter."""
+        """The summed per-episode loss of the chosen rule and its gradient for every parameter. The
+        advantage holds the baseline fixed: ``old_value`` when given (PPO, and for REINFORCE a test's
+        finite differences), else the current value head."""
         logits, value, acts = self.forward(b.inputs)
         p = self._probs(logits, b.stop_allowed)
         logp_all = np.log(p + 1e-12)
@@ -149,7 +152,8 @@ class MLPPolicy:
         norm = (b.weight / np.maximum(b.episodes, 1)[:, None]).astype(np.float32)
         entropy = -(p * logp_all).sum(-1)
         if self.algo == "reinforce":
-            advantage = b.returns - value                       # R_t - b(s_t), no gradient into b here
+            baseline = value if old_value is None else old_value
+            advantage = b.returns - baseline                    # R_t - b(s_t), no gradient into b here
             pg = -advantage * logp
             d_logits = -advantage[..., None] * (onehot - p)
             value_err = value - b.returns
@@ -166,8 +170,9 @@ class MLPPolicy:
             v_loss = 0.5 * value_err ** 2
             d_value = value_err
         # - beta H(pi): dH/dz_j = -p_j (log p_j + H)
-        d_logits = d_logits + self.entropy * p * (logp_all + entropy[..., None])
-        loss = ((pg + v_loss - self.entropy * entropy) * norm).sum(1)
+        beta = self.entropy if b.entropy_coef is None else b.entropy_coef
+        d_logits = d_logits + (beta * np.ones_like(entropy))[..., None] * p * (logp_all + entropy[..., None])
+        loss = ((pg + v_loss - beta * entropy) * norm).sum(1)
         d_logits = (d_logits * norm[..., None]).astype(np.float32)
         d_value = (d_value * norm).astype(np.float32)
         grads = self._backward(acts, d_logits, d_value)

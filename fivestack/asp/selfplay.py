@@ -336,6 +336,10 @@ def _learn(env, ep: Episodes, method, alice, bob, cfg, seeds):
     n = env.n
     all_rows = np.ones(n, bool)
     bob_batch = _update_batch(env, ep, BOB, all_rows, seeds, ep.goals, ep.z, env.bob_stops)
+    T = ep.player.shape[0]
+    beta = np.where(ep.kind_target, cfg.entropy_target, cfg.entropy)
+    bob_batch.entropy_coef = np.moveaxis(np.broadcast_to(beta, (T, n)).reshape(T, seeds, -1), 1, 0).reshape(
+        seeds, -1).astype(np.float32)
     if method == "self_play_bc" and cfg.mode == "repeat":
         _add_alice_cloning(env, ep, bob_batch, seeds, cfg)
     bob.update(bob_batch)

@@ -74,7 +74,7 @@ def make(n: int) -> Hallway:
 
 
 METHODS = ("self_play", "target_only", "random_alice", "count_based")
-EPISODES = 300_000
+EPISODES = 100_000
 METRIC = "success"
 
 
