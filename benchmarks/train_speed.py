@@ -1,9 +1,14 @@
-"""Throughput of the whole training loop (serial runner, default config unless overridden).
+"""Throughput of the whole training loop (default config unless overridden).
 
     python benchmarks/train_speed.py --seconds 60 [--set game.mode='1v1' ...]
+    python benchmarks/train_speed.py --runner ray --rollout-workers 1,2 --seconds 120 [--inference 0]
 
 Prints one JSON line: agent-steps/s and the share of wall time in simulation (env step and observation
-encoding), inference (batched forward passes in rollouts), optimisation (PPO updates) and the rest.
+encoding), inference (batched forward passes in rollouts), optimisation (PPO updates) and the rest. With
+``--runner ray``, for each R: agent-steps/s produced and trained, each component's share of its own wall time
+(rollout: simulation / waiting for inference / sending; inference: busy; optimizer: training / waiting for
+data / allreduce), the cost of each hop, and the ratio to the serial runner measured the same way in the
+same invocation (``--serial-seconds 0`` skips it).
 """
 
 from __future__ import annotations
@@ -22,10 +27,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--set", dest="overrides", action="append", default=[])
+    parser.add_argument("--runner", default="serial", choices=["serial", "ray"])
+    parser.add_argument("--rollout-workers", default="1,2", help="ray: R values to measure, e.g. 1,2")
+    parser.add_argument("--inference", type=int, default=None, help="ray: inference actors (default: config)")
+    parser.add_argument("--optimizers", type=int, default=None, help="ray: optimizers (default: config)")
+    parser.add_argument("--serial-seconds", type=float, default=None, help="ray: serial reference (default --seconds)")
     args = parser.parse_args()
+    if args.runner == "ray":
+        from ray_speed import measure_ray_runs
+
+        print(json.dumps(measure_ray_runs(args, serial)))
+        return
+    print(json.dumps(serial(args.seconds, args.overrides)))
+
+
+def serial(seconds: float, overrides: list[str]) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         config = load_config(None, [f"run.runs_dir='{tmp}'", "run.name='speed'", "eval.every_versions=0",
-                                    *args.overrides])
+                                    *overrides])
         runner = SerialRunner(config)
         totals = {"simulation": 0.0, "inference": 0.0, "optimisation": 0.0}
         steps = 0
@@ -40,7 +59,7 @@ def main() -> None:
         start_steps = runner.agent_steps
         lines_before = _metric_lines(runner)
         start = time.monotonic()
-        runner.run(on_progress=record, stop=lambda: time.monotonic() - start >= args.seconds)
+        runner.run(on_progress=record, stop=lambda: time.monotonic() - start >= seconds)
         wall = time.monotonic() - start
         for line in _metric_lines(runner)[len(lines_before):]:
             totals["simulation"] += line["throughput/simulation_seconds"]
@@ -50,10 +69,10 @@ def main() -> None:
     measured = runner.agent_steps - start_steps
     share = {k: round(v / wall, 3) for k, v in totals.items()}
     share["other"] = round(1.0 - sum(share.values()), 3)
-    print(json.dumps({"benchmark": "train_speed", "mode": config.game.mode, "games": config.rollout.games,
-                      "lstm_size": config.policy.lstm_size, "agent_steps_per_s": round(measured / wall, 1),
-                      "agent_steps": measured, "seconds": round(wall, 1), "time_share": share,
-                      "torch_threads": config.run.torch_threads or "default", "cpu_cores": os.cpu_count()}))
+    return {"benchmark": "train_speed", "runner": "serial", "mode": config.game.mode, "games": config.rollout.games,
+            "lstm_size": config.policy.lstm_size, "agent_steps_per_s": round(measured / wall, 1),
+            "agent_steps": measured, "seconds": round(wall, 1), "time_share": share,
+            "torch_threads": config.run.torch_threads or "default", "cpu_cores": os.cpu_count()}
 
 
 def _after(n_segments: int):

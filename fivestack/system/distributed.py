@@ -47,10 +47,30 @@ def close_group() -> None:
         dist.destroy_process_group()
 
 
-def _moments(x: np.ndarray) -> torch.Tensor:
-    """[n, sum over rows, sum of squares over rows] of (rows, width) values, in float64, flattened."""
-    x = np.asarray(x, np.float64).reshape(-1, x.shape[-1])
-    return torch.from_numpy(np.concatenate([[float(x.shape[0])], x.sum(0), np.square(x).sum(0)]))
+def _moments(x: np.ndarray) -> np.ndarray:
+    """[n, sum over rows, sum of squares over rows] of (rows, width) values, accumulated in float64."""
+    x = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
+    return np.concatenate([[float(x.shape[0])], x.sum(0, dtype=np.float64),
+                           np.einsum("ij,ij->j", x, x, dtype=np.float64)])
+
+
+def normalizer_widths(policy: Policy) -> dict[str, int]:
+    return {key: int(norm.mean.numel()) for key, norm in policy.norms.items()}
+
+
+def observation_moments(widths: dict[str, int], obs: dict[str, np.ndarray], returns: np.ndarray) -> np.ndarray:
+    """One segment's statistics for the input normalisers (keyed as ``Policy.norms``) and the reward scale, as
+    one float64 vector; cheap to send and to sum across segments and optimizers."""
+    parts = []
+    for key, width in widths.items():
+        if key == "obs_units":  # statistics of the units that are there, as Policy.update_normalizers
+            units = obs["units"]
+            x = units[units[..., sp.U_SEEN] > 0]
+        else:
+            x = obs[key[4:]]
+        parts.append(_moments(x) if x.size else np.zeros(1 + 2 * width))
+    parts.append(_moments(np.asarray(returns).reshape(-1, 1)))
+    return np.concatenate(parts)
 
 
 def _merge_norm(norm, n: float, mean: torch.Tensor, var: torch.Tensor) -> None:
@@ -82,7 +102,7 @@ class GradientSync:
         self.policy = policy
         self.world = world
         self.norm_keys = list(policy.norms.keys())
-        self.widths = {key: int(norm.mean.numel()) for key, norm in policy.norms.items()}
+        self.widths = normalizer_widths(policy)
         self._pending = self._zero_moments()
         self._count = 0.0  # this optimizer's samples in the current step, set by ``moments``
         self._total = 0.0
@@ -93,16 +113,11 @@ class GradientSync:
     # ------------------------------------------------------------------ statistics of new experience
     def observe(self, obs: dict[str, np.ndarray], returns: np.ndarray) -> None:
         """Accumulate a new segment's normaliser statistics (shared with the pool at the next step)."""
-        parts = []
-        for key in self.norm_keys:
-            if key == "obs_units":  # statistics of the units that are there, as Policy.update_normalizers
-                units = obs["units"]
-                x = units[units[..., sp.U_SEEN] > 0]
-            else:
-                x = obs[key[4:]]
-            parts.append(_moments(x) if x.size else torch.zeros(1 + 2 * self.widths[key], dtype=torch.float64))
-        parts.append(_moments(np.asarray(returns).reshape(-1, 1)))
-        self._pending += torch.cat(parts)
+        self.add_observed(observation_moments(self.widths, obs, returns))
+
+    def add_observed(self, moments: np.ndarray) -> None:
+        """Accumulate statistics computed elsewhere (a rollout worker) with ``observation_moments``."""
+        self._pending += torch.from_numpy(np.array(moments, np.float64))  # a writable copy (Ray's are read-only)
 
     def take_observed(self) -> torch.Tensor:
         """The statistics accumulated since the last step (and start a new accumulation)."""

@@ -36,6 +36,7 @@ from fivestack.game.layout import EVENT_NAMES
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.config import TrainConfig, from_dict
 from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint
+from fivestack.system.distributed import normalizer_widths, observation_moments
 from fivestack.system.messages import InferenceRequest, InferenceResult, SampleBatch
 from fivestack.system.optimizer import Optimizer, team_spirit
 from fivestack.system.rollout import RolloutWorker, active_heroes, weighted_event_means
@@ -99,7 +100,7 @@ class ControllerActor:
     def _empty_rollout_stats() -> dict:
         return {"segments": 0, "hero_steps": 0, "simulation_s": 0.0, "inference_s": 0.0, "send_s": 0.0,
                 "wall_s": 0.0, "behind": [], "games": [], "event_sums": np.zeros(len(EVENT_NAMES)),
-                "reward_abs_mean": [], "inference_calls": 0}
+                "reward_abs_mean": [], "inference_calls": 0, "in_flight": []}
 
     # versions
     def publish(self, version: int, params: list, value_scale: float) -> None:
@@ -137,6 +138,7 @@ class ControllerActor:
             for key in ("simulation_s", "inference_s", "send_s", "wall_s"):
                 r[key] += float(info[key])
             r["inference_calls"] += int(info["inference_calls"])
+            r["in_flight"].append(int(info["deliveries_in_flight"]))
             r["behind"].append(self.latest - int(info["version"]))
             r["games"] += info["games"]
             r["event_sums"] += np.asarray(info["event_sums"])
@@ -190,6 +192,9 @@ class InferenceActor:
     @staticmethod
     def _empty() -> dict:
         return {"batches": 0, "requests": 0, "teams": 0, "busy_s": 0.0, "queue": 0, "started": time.monotonic()}
+
+    def pid(self) -> int:
+        return os.getpid()
 
     def alive(self) -> None:
         """Never returns: a task that fails when the actor dies (the driver's liveness probe)."""
@@ -289,6 +294,7 @@ class RolloutActor:
         self.controller = ray.get_actor(CONTROLLER, namespace=namespace)
         self.optimizers = optimizers
         self.worker = RolloutWorker(self.config, seed=seed)
+        self.widths = normalizer_widths(Policy(self.config.policy))
         self.n_inference = self.config.ray.inference
         self.inference = [None] * self.n_inference
         self.policy: Policy | None = None
@@ -368,7 +374,11 @@ class RolloutActor:
             batch = self.worker.collect(infer, team_spirit(self.config.ppo, max(version, 0)))
             t1 = time.perf_counter()
             target = self._target()
-            ref = ray.put(batch_to_message(batch))
+            in_flight = sum(len(p) for p in self.pending)  # earlier segments not yet in a buffer
+            message = batch_to_message(batch)
+            # the normalisers' statistics are computed here, in parallel, rather than in the busy optimizer
+            message["moments"] = observation_moments(self.widths, batch.obs, batch.returns)
+            ref = ray.put(message)
             self.pending[target].append(self.optimizers[target].add_segment.remote(ref))
             del ref
             self.sent += 1
@@ -378,7 +388,8 @@ class RolloutActor:
                 "hero_steps": info["hero_steps"], "simulation_s": info["simulation_seconds"],
                 "inference_s": info["inference_seconds"], "send_s": t2 - t1, "wall_s": t2 - t0,
                 "version": int(batch.version.min()), "games": info["games"], "event_sums": info["event_sums"],
-                "reward_abs_mean": info["reward_abs_mean"], "inference_calls": self.calls})
+                "reward_abs_mean": info["reward_abs_mean"], "inference_calls": self.calls,
+                "deliveries_in_flight": in_flight})
 
 
 # ---------------------------------------------------------------------- optimizers
@@ -497,7 +508,7 @@ class OptimizerActor:
         t0 = time.perf_counter()
         batch = message_to_batch(message)
         with self.data:
-            self.sync.observe(batch.obs, batch.returns)
+            self.sync.add_observed(message["moments"])
             self.buffer.add(batch)
             self.segment_sizes.append(len(batch))
             self.stats["produced"] += len(batch)
@@ -742,6 +753,9 @@ class RayRunner:
     def rollout_pids(self) -> list[int]:
         return ray.get([slot.actor.pid.remote() for slot in self.rollouts if slot.actor is not None])
 
+    def inference_pids(self) -> list[int]:
+        return ray.get([slot.actor.pid.remote() for slot in self.inference if slot.actor is not None])
+
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self, elapsed: float) -> Path:
         payload = self.optimizers[0].checkpoint_payload.remote()
@@ -798,6 +812,7 @@ class RayRunner:
             out["rollout/send_share"] = ro["send_s"] / wall
             out["rollout/send_ms"] = 1000 * ro["send_s"] / ro["segments"]
             out["rollout/inference_round_trip_ms"] = 1000 * ro["inference_s"] / max(ro["inference_calls"], 1)
+            out["queue/deliveries"] = float(np.mean(ro["in_flight"]))
             out["rollout/versions_behind_mean"] = float(np.mean(ro["behind"]))
             out["rollout/versions_behind_max"] = float(np.max(ro["behind"]))
             out["reward/shaped_abs_mean"] = float(np.mean(ro["reward_abs_mean"]))

@@ -1,7 +1,7 @@
 """The ray runner on this machine: R = 2 rollout workers, I = 1 inference actor, O = 2 optimizers.
 
 Versions advance, staleness and reuse are reported and every trained sample is within the staleness cap; a
-SIGKILLed rollout worker is replaced and the run goes on with whole segments only; a killed run resumes with
+SIGKILLed rollout worker (and inference actor) is replaced and the run goes on with whole segments only; a killed run resumes with
 its version counter, optimizer state and normalisers; a truncated newest checkpoint falls back to the one
 before. Ray is started once for the module."""
 
@@ -87,13 +87,19 @@ def test_buffer_takes_least_used_first_and_sheds_the_oldest_over_capacity():
 # ---------------------------------------------------------------------- runs
 @pytest.mark.slow
 def test_ray_run_advances_versions_and_reports_data_quality(ray_cluster, tmp_path):
-    runner = RayRunner(small(tmp_path, "quality", "run.max_versions=6"), say=lambda m: None)
+    """... and stops on SIGTERM with a checkpoint of the version it reached."""
+    runner = RayRunner(small(tmp_path, "quality", "run.max_versions=60"), say=lambda m: None)
+
+    def terminate_at_six(progress) -> None:
+        if progress.version >= 6:
+            os.kill(os.getpid(), signal.SIGTERM)
+
     try:
-        final = runner.run()
+        final = runner.run(on_progress=terminate_at_six)
         received = ray.get([o.received.remote() for o in runner.optimizers])
     finally:
         runner.close()
-    assert final.version >= 6 and checkpoints(tmp_path / "quality")[-1] == final.version
+    assert 6 <= final.version < 60 and checkpoints(tmp_path / "quality")[-1] == final.version
     lines = records(tmp_path / "quality")
     trained = [r for r in lines if "staleness/mean" in r]
     assert trained, "no record with trained samples"
@@ -109,29 +115,36 @@ def test_ray_run_advances_versions_and_reports_data_quality(ray_cluster, tmp_pat
 
 
 @pytest.mark.slow
-def test_a_killed_rollout_worker_is_replaced_and_training_goes_on(ray_cluster, tmp_path):
-    runner = RayRunner(small(tmp_path, "kill", "run.max_versions=10"), say=lambda m: None)
+def test_killed_rollout_and_inference_actors_are_replaced_and_training_goes_on(ray_cluster, tmp_path):
+    runner = RayRunner(small(tmp_path, "kill", "run.max_versions=12"), say=lambda m: None)
     killed = {}
 
-    def kill_once(progress) -> None:
-        if not killed and progress.version >= 2:
+    def kill(progress) -> None:
+        if "rollout" not in killed and progress.version >= 2:
             pid = runner.rollout_pids()[0]
             os.kill(pid, signal.SIGKILL)
-            killed.update(pid=pid, version=progress.version)
+            killed["rollout"] = (pid, progress.version)
+        elif "rollout" in killed and "inference" not in killed and progress.version >= killed["rollout"][1] + 2:
+            pid = runner.inference_pids()[0]
+            os.kill(pid, signal.SIGKILL)
+            killed["inference"] = (pid, progress.version)
 
     try:
-        final = runner.run(on_progress=kill_once)
-        restarts = runner.rollouts[0].restarts
-        pids = runner.rollout_pids() if runner.rollouts[0].actor is not None else []
+        final = runner.run(on_progress=kill)
+        restarts = {"rollout": runner.rollouts[0].restarts, "inference": runner.inference[0].restarts}
+        pids = {"rollout": runner.rollout_pids(), "inference": runner.inference_pids()}
         received = ray.get([o.received.remote() for o in runner.optimizers])
     finally:
         runner.close()
-    assert killed, "the run ended before the kill"
-    assert restarts >= 1 and killed["pid"] not in pids
-    assert final.version >= 10 > killed["version"]  # versions kept advancing after the kill
+    assert set(killed) == {"rollout", "inference"}, f"the run ended before the kills: {killed}"
+    for kind, (pid, version) in killed.items():
+        assert restarts[kind] >= 1 and pid not in pids[kind]
+        assert final.version >= 12 > version  # versions kept advancing after the kill
     # every delivery into a buffer was a whole segment
     assert all(n == SAMPLES_PER_SEGMENT for sizes in received for n in sizes)
-    assert any(r.get("restarts/rollout", 0) >= 1 for r in records(tmp_path / "kill"))
+    lines = records(tmp_path / "kill")
+    assert any(r.get("restarts/rollout", 0) >= 1 for r in lines)
+    assert any(r.get("restarts/inference", 0) >= 1 for r in lines)
 
 
 def train_cli(args, **kw):
