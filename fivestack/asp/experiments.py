@@ -75,6 +75,11 @@ def reproduce(name: str, seeds: int, episodes: int | None, out_dir: Path, method
     return results
 
 
+def replot(json_path: Path) -> None:
+    """Redraw ENV.png from ENV.json (no training)."""
+    plot(json.loads(Path(json_path).read_text()), Path(json_path).with_suffix(".png"))
+
+
 def value_at(res: dict, key: str, x: float) -> float:
     """The mean curve of ``key`` at the last evaluation at or before x counted episodes."""
     xs = np.array(res["x"])
@@ -88,7 +93,8 @@ def plot(results: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     metric = results["metric"]
-    alice_keys = sorted({k for r in results["methods"].values() for k in r.get("alice", {}) if k != "x"})
+    present = {k for r in results["methods"].values() for k in r.get("alice", {})}
+    alice_keys = [k for k in getattr(env_module(results["env"]), "ALICE_PLOTS", ("t_a",)) if k in present]
     fig, axes = plt.subplots(1, 1 + len(alice_keys), figsize=(5.5 + 3.6 * len(alice_keys), 4))
     axes = np.atleast_1d(axes)
     ax = axes[0]

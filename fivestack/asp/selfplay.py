@@ -49,6 +49,7 @@ class ASPConfig:
     eval_episodes: int = 32           # target episodes per seed per evaluation (not trained on)
     count_self_play: bool = False     # x-axis counts all episodes (hallway) instead of target episodes
     eval_greedy: bool = False         # evaluation episodes take Bob's most likely action (else sample)
+    alice_stop_bias: float = 0.0      # initial bias on Alice's STOP logit (< 0: her first tasks are longer)
 
 
 @dataclass
@@ -236,11 +237,15 @@ def _update_batch(env, ep: Episodes, player: int, rows: np.ndarray, seeds: int, 
                        np.full((seeds, T * (n // seeds)), stop_allowed))
 
 
-def make_policy(env, cfg: ASPConfig, seeds: int, rng, entropy: float):
+def make_policy(env, cfg: ASPConfig, seeds: int, rng, entropy: float, stop_bias: float = 0.0):
     if env.tabular:
-        return TabularPolicy(seeds, env.policy_keys, env.num_actions, cfg.lr, rng)
-    return MLPPolicy(seeds, env.input_dim, env.num_actions, cfg.hidden, cfg.lr, rng, cfg.init_std, entropy,
-                     cfg.value_coef, cfg.algo)
+        pol = TabularPolicy(seeds, env.policy_keys, env.num_actions, cfg.lr, rng)
+        pol.theta[..., -1] = stop_bias
+        return pol
+    pol = MLPPolicy(seeds, env.input_dim, env.num_actions, cfg.hidden, cfg.lr, rng, cfg.init_std, entropy,
+                    cfg.value_coef, cfg.algo)
+    pol.params[-3][..., -1] = stop_bias          # the action head's bias on STOP
+    return pol
 
 
 @dataclass
@@ -285,9 +290,9 @@ def _train(env, method, cfg, seeds, episodes, rng, on_progress):
     if method == "random_alice":
         alice = RandomAlice(env.num_actions, cfg.random_alice_steps)
     elif method == "self_play_multi":
-        alice = [make_policy(env, cfg, seeds, rng, cfg.entropy) for _ in range(cfg.n_alices)]
+        alice = [make_policy(env, cfg, seeds, rng, cfg.entropy, cfg.alice_stop_bias) for _ in range(cfg.n_alices)]
     elif not target_only:
-        alice = make_policy(env, cfg, seeds, rng, cfg.entropy)
+        alice = make_policy(env, cfg, seeds, rng, cfg.entropy, cfg.alice_stop_bias)
     else:
         alice = None
     counter = Counter(seeds) if method == "count_based" else None

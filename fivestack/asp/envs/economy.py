@@ -112,7 +112,8 @@ def make(n: int) -> Economy:
 
 
 METHODS = ("self_play", "target_only", "count_based")
-EPISODES = 2_000
+EPISODES = 1_000
+ALICE_PLOTS = ("t_a", "barracks", "depots")
 METRIC = "reward"
 
 

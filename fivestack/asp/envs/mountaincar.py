@@ -22,10 +22,12 @@ MIN_POSITION, MAX_POSITION, MAX_SPEED, GOAL_POSITION, POWER = -1.2, 0.6, 0.07, 0
 
 def config() -> ASPConfig:
     """Table 1, MountainCar column: lr 0.003, batch 128, t_max 500, entropy 0.003, gamma 0.01, repeat,
-    target share 1-10% (we use 10%), MLP 50-50."""
+    target share 1-10% (we use 10%), MLP 50-50. Deviation: Alice's STOP logit starts at -3 (the paper's
+    STOP is a separate binary head): with an even start she stopped after ~6 actions, never left the 0.2
+    ball around s_0, and Bob won every task at t_B = 0, so she had no gradient at all."""
     return ASPConfig(mode="repeat", gamma=0.01, t_max=500, target_share=0.1, batch=128, lr=0.003,
                      entropy=0.003, entropy_target=0.003, hidden=(50, 50), random_alice_steps=100,
-                     eval_every=200, eval_episodes=32)
+                     eval_every=100, eval_episodes=32, alice_stop_bias=-3.0)
 
 
 def physics(position, velocity, force):
@@ -104,7 +106,8 @@ def gym_mountaincar(n: int, t_max: int = 500) -> GymnasiumASPEnv:
 
 
 METHODS = ("self_play", "target_only", "count_based")
-EPISODES = 2_000
+EPISODES = 1_000
+ALICE_PLOTS = ("t_a", "distance")
 METRIC = "success"
 
 

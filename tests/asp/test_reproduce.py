@@ -1,0 +1,47 @@
+"""Reduced versions of ``fivestack asp reproduce`` (fewer seeds and episodes) that still check the direction
+of each of the paper's results, and the CLI's JSON + PNG output. The full runs and their figures are in
+docs/asp/ and the README."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from fivestack.asp.experiments import run_method, value_at
+from fivestack.cli import app
+
+
+@pytest.mark.slow
+def test_hallway_self_play_beats_policy_gradient_and_alice_walks_further():
+    sp = run_method("hallway", "self_play", seeds=3, episodes=30_000)
+    pg = run_method("hallway", "target_only", seeds=3, episodes=30_000)
+    assert value_at(sp, "success", 30_000) > value_at(pg, "success", 30_000) + 0.1
+    t_a = sp["alice"]["t_a"]
+    assert t_a[-1] > t_a[0] + 3                               # Alice's tasks grow
+
+
+@pytest.mark.slow
+def test_hallway_random_alice_is_ahead_of_policy_gradient_early():
+    ra = run_method("hallway", "random_alice", seeds=3, episodes=10_000)
+    pg = run_method("hallway", "target_only", seeds=3, episodes=10_000)
+    assert np.mean(ra["success"]["mean"][1:]) > np.mean(pg["success"]["mean"][1:])
+
+
+def test_cli_reproduce_writes_json_and_png(tmp_path):
+    result = CliRunner().invoke(app, ["asp", "reproduce", "hallway", "--seeds", "2", "--episodes", "4000",
+                                      "--methods", "self_play,target_only", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "hallway.json").read_text())
+    assert set(data["methods"]) == {"self_play", "target_only"}
+    curve = data["methods"]["self_play"]["success"]
+    assert len(curve["mean"]) == len(curve["std"]) == len(data["methods"]["self_play"]["x"]) == 3
+    assert (tmp_path / "hallway.png").stat().st_size > 10_000
+
+
+def test_cli_names_a_wrong_environment_or_method():
+    runner = CliRunner()
+    result = runner.invoke(app, ["asp", "reproduce", "chess"])
+    assert result.exit_code == 2 and "unknown environment 'chess'" in result.output
+    result = runner.invoke(app, ["asp", "train", "hallway", "--method", "magic"])
+    assert result.exit_code == 2 and "unknown method 'magic'" in result.output
