@@ -75,9 +75,19 @@ def reproduce(name: str, seeds: int, episodes: int | None, out_dir: Path, method
     return results
 
 
-def replot(json_path: Path) -> None:
-    """Redraw ENV.png from ENV.json (no training)."""
-    plot(json.loads(Path(json_path).read_text()), Path(json_path).with_suffix(".png"))
+def resummarize(json_path: Path) -> dict:
+    """Recompute the summary of ENV.json and redraw ENV.png (no training)."""
+    results = json.loads(Path(json_path).read_text())
+    results["summary"] = env_module(results["env"]).summary(results)
+    Path(json_path).write_text(json.dumps(results, indent=1))
+    plot(results, Path(json_path).with_suffix(".png"))
+    return results
+
+
+def final(res: dict, key: str) -> float:
+    """The mean curve of ``key`` at the last evaluation, at the end of the budget (it may overshoot the
+    budget by less than one batch of counted episodes)."""
+    return float(res[key]["mean"][-1])
 
 
 def value_at(res: dict, key: str, x: float) -> float:
@@ -101,7 +111,8 @@ def plot(results: dict, path: Path) -> None:
     for m, r in results["methods"].items():
         mean, std = np.array(r[metric]["mean"]), np.array(r[metric]["std"])
         ax.plot(r["x"], mean, label=LABELS.get(m, m))
-        ax.fill_between(r["x"], mean - std, mean + std, alpha=0.2)
+        low, high = (0.0, 1.0) if metric == "success" else (0.0, np.inf)
+        ax.fill_between(r["x"], np.clip(mean - std, low, high), np.clip(mean + std, low, high), alpha=0.2)
     xlabel = "episodes" if results["env"] == "hallway" else "target-task episodes"
     ax.set_xlabel(xlabel)
     ax.set_ylabel("target success rate" if metric == "success" else "target reward")

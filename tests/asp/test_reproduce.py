@@ -45,3 +45,18 @@ def test_cli_names_a_wrong_environment_or_method():
     assert result.exit_code == 2 and "unknown environment 'chess'" in result.output
     result = runner.invoke(app, ["asp", "train", "hallway", "--method", "magic"])
     assert result.exit_code == 2 and "unknown method 'magic'" in result.output
+
+
+@pytest.mark.slow
+def test_economy_self_play_builds_more_marines_than_target_only():
+    sp = run_method("economy", "self_play", seeds=3, episodes=200)
+    to = run_method("economy", "target_only", seeds=3, episodes=200)
+    assert np.mean(sp["reward"]["mean"][1:]) > np.mean(to["reward"]["mean"][1:])
+    assert sp["alice"]["t_a"][-1] > sp["alice"]["t_a"][0]     # Alice's tasks grow
+
+
+@pytest.mark.slow
+def test_mountaincar_self_play_reaches_the_top_more_often_than_target_only():
+    sp = run_method("mountaincar", "self_play", seeds=4, episodes=400)
+    to = run_method("mountaincar", "target_only", seeds=4, episodes=400)
+    assert np.mean(sp["success"]["mean"][1:]) > np.mean(to["success"]["mean"][1:])

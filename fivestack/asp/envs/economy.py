@@ -119,10 +119,10 @@ METRIC = "reward"
 
 def summary(results: dict) -> dict:
     """Item 5: marines per target episode at the end, self-play against target-only at the same budget."""
-    from fivestack.asp.experiments import value_at
+    from fivestack.asp.experiments import final
     r = results["methods"]
     end = results["episodes"]
-    out = {"final_marines": {m: value_at(v, "reward", end) for m, v in r.items()},
+    out = {"final_marines": {m: final(v, "reward") for m, v in r.items()},
            "final_marines_per_seed": {m: v["reward"]["per_seed_final"] for m, v in r.items()},
            "mean_marines_over_training": {m: round(float(np.mean(v["reward"]["mean"])), 3) for m, v in r.items()}}
     if "self_play" in r and "target_only" in r:

@@ -81,11 +81,11 @@ METRIC = "success"
 
 def summary(results: dict) -> dict:
     """Item 2: final success of each method at the same episode count; random Alice early vs late; t_A."""
-    from fivestack.asp.experiments import value_at
+    from fivestack.asp.experiments import final, value_at
     r = results["methods"]
     end = results["episodes"]
     early = end // 10
-    out = {"final_success": {m: value_at(v, "success", end) for m, v in r.items()},
+    out = {"final_success": {m: final(v, "success") for m, v in r.items()},
            f"success_at_{early}": {m: value_at(v, "success", early) for m, v in r.items()}}
     if "self_play" in r:
         out["self_play_reaches_90pct"] = out["final_success"]["self_play"] >= 0.9

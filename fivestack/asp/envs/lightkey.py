@@ -149,10 +149,10 @@ def episodes_to_reach(res: dict, level: float) -> float | None:
 
 def summary(results: dict) -> dict:
     """Item 3: target episodes to reach target-only's final success level (speed-up), Alice's curriculum."""
-    from fivestack.asp.experiments import value_at
+    from fivestack.asp.experiments import final
     r = results["methods"]
     end = results["episodes"]
-    out = {"final_success": {m: value_at(v, "success", end) for m, v in r.items()}}
+    out = {"final_success": {m: final(v, "success") for m, v in r.items()}}
     if "self_play" in r and "target_only" in r:
         level = 0.9 * out["final_success"]["target_only"]
         e_t = episodes_to_reach(r["target_only"], level)

@@ -113,10 +113,10 @@ METRIC = "success"
 
 def summary(results: dict) -> dict:
     """Item 4: share of final evaluation episodes that reach the top."""
-    from fivestack.asp.experiments import value_at
+    from fivestack.asp.experiments import final
     r = results["methods"]
     end = results["episodes"]
-    out = {"final_success": {m: value_at(v, "success", end) for m, v in r.items()},
+    out = {"final_success": {m: final(v, "success") for m, v in r.items()},
            "final_success_per_seed": {m: v["success"]["per_seed_final"] for m, v in r.items()}}
     if "self_play" in r:
         out["self_play_at_least_80pct"] = out["final_success"]["self_play"] >= 0.8
