@@ -72,6 +72,7 @@ def measure_ray(seconds: float, workers: int, overrides: list[str], inference: i
            "share": {name: round(v, 3) for name, key in SHARES.items() if (v := weighted(window, key)) is not None},
            "hops": {name: round(v, 2) for name, key in HOPS.items() if (v := weighted(window, key)) is not None},
            "quality": {key: round(v, 3) for key in QUALITY if (v := weighted(window, key)) is not None}}
+    out["quality"]["sample_reuse"] = round(trained / max(produced, 1e-9), 3)  # consumed / produced, whole window
     return out
 
 
