@@ -4,6 +4,7 @@
                    [--games N] [--replay FILE] [--view]
     fivestack view REPLAY [--host 127.0.0.1] [--port 0] [--no-browser]
     fivestack train [--config F] [--set section.key=value ...] [--resume runs/NAME]
+    fivestack eval runs/NAME [--version V] [--games N] [--against random,scripted,400,...]
 
 Errors a user can cause (an unknown agent or mode, a bad number, a replay path that cannot be written)
 end in one line on stderr and exit code 2, never a traceback.
@@ -105,8 +106,9 @@ def _match_table(result) -> Table:
 
 @app.command()
 def play(
-    radiant: str = typer.Option("scripted", help="Radiant's agent: random or scripted."),
-    dire: str = typer.Option("random", help="Dire's agent: random or scripted."),
+    radiant: str = typer.Option("scripted", help="Radiant's agent: random, scripted-weak, scripted, or a trained "
+                                                 "version RUN:VERSION (e.g. runs/NAME:1200, runs/NAME:latest)."),
+    dire: str = typer.Option("random", help="Dire's agent: random, scripted-weak, scripted or RUN:VERSION."),
     seed: int = typer.Option(0, help="Game i gets seed SEED + i; the agents are seeded from it too."),
     mode: str = typer.Option("5v5", help="5v5 (standard) or 1v1 (mid lane, first to two kills or the first tower)."),
     max_minutes: float = typer.Option(60.0, help="Time limit in game minutes; a game that reaches it is truncated."),
@@ -162,6 +164,8 @@ def play(
                 progress.update(task, total=played, completed=played)
     except AgentUnavailable as e:
         _fail(str(e), code=1)
+    except ValueError as e:  # a run's version that cannot be loaded (missing, damaged, wrong shape)
+        _fail(str(e))
     except KeyboardInterrupt:
         saved = ""
         if replay is not None:
@@ -206,6 +210,80 @@ def view_command(
     _view(replay, host=host, port=port, browser=browser)
 
 
+
+
+@app.command("eval")
+def eval_command(
+    run: Path = typer.Argument(..., help="A run folder (runs/NAME)."),
+    version: str = typer.Option("latest", "--version", help="The version to rate: a number, or latest (the latest "
+                                                            "checkpoint)."),
+    games: int = typer.Option(None, "--games", help="Games in all, spread over the opponents (default: the run's "
+                                                    "eval.games)."),
+    against: str = typer.Option(None, "--against", help="Comma-separated opponents: random, scripted-weak, scripted, "
+                                                        "or versions of this run (e.g. 400 or v400); default: the "
+                                                        "references within eval.near_points of the rating."),
+    out: Path = typer.Option(None, "--out", help="Write the table as JSON here (default RUN/eval/v<VERSION>.json)."),
+) -> None:
+    """Rate a version of a run by TrueSkill (random = 0) and print its win rates against each opponent."""
+    import json
+
+    from fivestack.system.controller import CheckpointError, latest_checkpoint, load_checkpoint
+    from fivestack.system.evaluator import RatingEvaluator, load_run_policy, version_name, wilson_interval
+
+    if games is not None and games < 1:
+        _fail(f"--games must be at least 1, got {games}")
+    try:
+        policy, cfg, number = load_run_policy(f"{run}:{version}")
+        state = load_checkpoint(latest_checkpoint(run))[2].get("ratings", {})
+    except (ValueError, CheckpointError) as exc:
+        _fail(str(exc))
+        return
+    evaluator = RatingEvaluator(cfg, run / "pool", state=state, seed=number)
+    name = version_name(number)
+    evaluator.policies[name] = policy
+    evaluator.ratings.pop(number, None)  # rate it afresh
+    err = Console(stderr=True, highlight=False)
+    opponents = None
+    with err.status("placing the bots on the scale (once per run) ..."):
+        evaluator.calibrate_bots()
+    if against:
+        opponents = []
+        for item in (a.strip() for a in against.split(",") if a.strip()):
+            ref = version_name(int(item.lstrip("v"))) if item.lstrip("v").isdigit() else item
+            if ref.startswith("v") and ref not in evaluator.references.references:
+                other = int(ref[1:])
+                try:
+                    evaluator.policies[ref] = load_run_policy(f"{run}:{other}")[0]
+                except ValueError as exc:
+                    _fail(f"--against {item}: {exc}")
+                with err.status(f"rating {ref} first, so that it can serve as a reference ..."):
+                    evaluator.rate_version(other)
+            elif not ref.startswith("v") and ref not in evaluator.references.references:
+                _fail(f"--against {item!r}: unknown opponent; use random, scripted-weak, scripted or a version number")
+            opponents.append(ref)
+    with err.status(f"rating {name} ..."):
+        record = evaluator.rate_version(number, games=games, opponents=opponents)
+    table = Table(title=f"{run} {name}: TrueSkill {record['mu']:.1f} +- {record['sigma']:.1f} (random = 0)")
+    for column in ("agent", "mu", "sigma", "games", f"{name} win rate [95% CI]"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    wins = sum(r["win_rate"] * r["games"] for r in record["opponents"].values())
+    low, high = wilson_interval(wins, record["games"])
+    table.add_row(name, f"{record['mu']:.2f}", f"{record['sigma']:.2f}", str(record["games"]),
+                  f"{wins / record['games']:.0%} [{low:.0%}, {high:.0%}]")
+    rows = []
+    for opponent, result in record["opponents"].items():
+        rating = evaluator.bots.get(opponent) or evaluator.ratings.get(int(opponent[1:]))
+        rows.append({"agent": opponent, "mu": rating.mu, "sigma": rating.sigma, "games": result["games"],
+                     "win_rate": result["win_rate"], "ci95": result["ci95"]})
+        table.add_row(opponent, f"{rating.mu:.2f}", f"{rating.sigma:.2f}", str(result["games"]),
+                      f"{result['win_rate']:.0%} [{result['ci95'][0]:.0%}, {result['ci95'][1]:.0%}]")
+    Console(highlight=False).print(table)
+    out = out or run / "eval" / f"{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"run": str(run), "version": number, "mu": record["mu"], "sigma": record["sigma"],
+                               "games": record["games"], "win_rate": wins / record["games"], "ci95": [low, high],
+                               "opponents": rows}, indent=1))
+    print(f"written to {out}")
 
 
 @app.command()
@@ -268,7 +346,8 @@ def train(
         task = bar.add_task("train", total=budget or None, version=version, steps=0, rate=0.0, wins="")
 
         def show(p) -> None:
-            wins = "  ".join(f"vs {k} {v:.0%}" for k, v in p.win_rates.items())
+            wins = "  ".join(f"TrueSkill {v:.1f}" if k == "TrueSkill" else f"vs {k} {v:.0%}"
+                             for k, v in p.win_rates.items())
             bar.update(task, completed=min(p.elapsed, budget) if budget else None, version=p.version,
                        steps=p.agent_steps, rate=p.agent_steps_per_s, wins=wins)
 

@@ -17,6 +17,7 @@ import numpy as np
 from fivestack.bots.agents import AGENTS, make_agent, play_step
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import MODES, GameConfig
+from fivestack.system.evaluator import PolicyTeamAgent, is_run_agent, load_run_policy, parse_run_agent
 from fivestack.viewer.replay import ReplayRecorder, game_summary
 
 TEAMS = ("radiant", "dire")
@@ -70,10 +71,17 @@ class MatchResult:
 
 
 def check_agent(name: str) -> str:
-    """``name`` if it is a known agent, else a ``ValueError`` that lists the known ones."""
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; choose one of: {', '.join(sorted(AGENTS))}")
-    return name
+    """``name`` if it is a known bot or a run's version (``RUN:VERSION``), else a ``ValueError`` that says what
+    is accepted."""
+    if name in AGENTS:
+        return name
+    if ":" in name or "/" in name:
+        parse_run_agent(name)  # a malformed version is its own error
+        if is_run_agent(name):
+            return name
+        raise ValueError(f"{name!r} is not a run folder (no config.toml); give RUN:VERSION, e.g. runs/NAME:1200")
+    raise ValueError(f"unknown agent {name!r}; choose one of: {', '.join(sorted(AGENTS))}, or RUN:VERSION "
+                     f"(a trained version, e.g. runs/NAME:1200)")
 
 
 def check_mode(mode: str) -> str:
@@ -97,7 +105,10 @@ def replay_paths(path: str | Path, n_games: int) -> list[Path]:
     return [path.with_name(f"{stem}-{i}{ext}") for i in range(n_games)]
 
 
-def _build_agent(name: str, team: int, seed: int):
+def _build_agent(name: str, team: int, seed: int, mode: str = "5v5"):
+    if is_run_agent(name):  # a trained policy: RUN:VERSION
+        policy, _, _ = load_run_policy(name)
+        return PolicyTeamAgent(team, policy, mode, seed)
     try:
         return make_agent(check_agent(name), team, seed)
     except ImportError as e:
@@ -126,7 +137,7 @@ def play_match(
         raise ValueError(f"n_games must be at least 1, got {n_games}")
     check_agent(radiant)
     check_agent(dire)
-    agents = (_build_agent(radiant, 0, 2 * seed), _build_agent(dire, 1, 2 * seed + 1))
+    agents = (_build_agent(radiant, 0, 2 * seed, config.mode), _build_agent(dire, 1, 2 * seed + 1, config.mode))
     env = BatchedEnv(n_games, config)
     env.reset(seed)
     paths = replay_paths(replay, n_games) if replay is not None else []

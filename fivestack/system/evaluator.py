@@ -126,6 +126,52 @@ def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: 
     return EvalResult(opponent, games, wins, wins / games, (low, high), float(np.mean(minutes)))
 
 
+def parse_run_agent(spec: str) -> tuple[Path, int | None]:
+    """``RUN:VERSION`` / ``RUN:latest`` / ``RUN`` -> (run folder, version or None for the latest)."""
+    run, sep, version = spec.rpartition(":")
+    if not sep or not version or "/" in version:
+        run, version = spec, "latest"
+    if version == "latest":
+        return Path(run), None
+    if not version.isdigit():
+        raise ValueError(f"agent {spec!r}: the version after ':' must be a number or 'latest', e.g. runs/NAME:1200")
+    return Path(run), int(version)
+
+
+def is_run_agent(spec: str) -> bool:
+    run, _ = parse_run_agent(spec) if ":" in spec else (Path(spec), None)
+    return (run / "config.toml").is_file()
+
+
+def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
+    """The policy of a run's version: its pool snapshot, else its checkpoint; the latest checkpoint if no
+    version is given. Errors name what is missing and what exists."""
+    from fivestack.system.config import load_config
+    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+
+    run, version = parse_run_agent(spec)
+    if not (run / "config.toml").is_file():
+        raise ValueError(f"agent {spec!r}: {run} is not a run folder (no config.toml); give RUN:VERSION, e.g. "
+                         f"runs/NAME:1200, or a bot name")
+    config = load_config(run / "config.toml")
+    pool = OpponentPool(config.pool, run / "pool")
+    checkpoints = {int(p.name): p for p in (run / "checkpoints").glob("[0-9]*") if p.name.isdigit()}
+    if version is None:
+        path = latest_checkpoint(run)
+        weights, version = load_checkpoint(path)[0], int(path.name)
+    elif pool.path_of(version).is_file():
+        weights = pool.weights(version)
+    elif version in checkpoints:
+        weights = load_checkpoint(checkpoints[version])[0]
+    else:
+        known = sorted(set(checkpoints) | {int(p.stem) for p in pool.directory.glob("*.safetensors")})
+        raise ValueError(f"agent {spec!r}: run {run} has no version {version}; versions stored: "
+                         f"{', '.join(map(str, known)) or 'none'}")
+    policy = Policy(config.policy)
+    policy.load_state_dict(weights)
+    return policy.eval(), config, version
+
+
 def version_name(version: int) -> str:
     return f"v{version}"
 
@@ -141,11 +187,15 @@ class RatingEvaluator:
         self.references = ReferencePool()
         self.ratings: dict[int, Rating] = {}  # rated versions
         self.bots: dict[str, Rating] = {RANDOM: Rating(0.0, 0.0)}
+        self.policies: dict[str, Policy] = {}  # agents given as policies rather than pool files (``fivestack eval``)
         if state:
             self.load_state_dict(state)
 
     # ------------------------------------------------------------------ agents
     def agent(self, name: str, seed: int) -> AgentFactory:
+        if name in self.policies:
+            policy = self.policies[name]
+            return lambda side: PolicyTeamAgent(side, policy, self.mode, seed)
         if name.startswith("v") and name[1:].isdigit():
             policy = self.load_version(int(name[1:]))
             return lambda side: PolicyTeamAgent(side, policy, self.mode, seed)
@@ -175,25 +225,32 @@ class RatingEvaluator:
         return rating, per_opponent
 
     def calibrate_bots(self) -> dict[str, Rating]:
-        """Place each bot on the scale once, in ladder order, each against the bots below it."""
+        """Place each bot on the scale once, in ladder order (``eval.opponents``): each starts at the rating of
+        the bot below it and plays the bots already placed within ``eval.near_points`` of that start."""
         for name in self.config.eval.opponents:
             if name in self.bots:
                 continue
-            below = list(self.bots)
             start = max(r.mu for r in self.bots.values())
-            rating, _ = self.rate(name, start, below, self.config.eval.calibration_games, self.seed + len(self.bots))
+            near = [n for n in self.references.near(start, self.config.eval.near_points) if n in self.bots]
+            rating, _ = self.rate(name, start, near, self.config.eval.calibration_games, self.seed + len(self.bots))
             self.bots[name] = rating
             self.references.freeze(name, rating.mu)
         return self.bots
 
-    def rate_version(self, version: int, games: int | None = None) -> dict:
-        """Rate ``version`` (its weights in the pool folder) against the references near its expected rating,
-        starting from the previous rated version's mu, then freeze it as a reference."""
+    def rate_version(self, version: int, games: int | None = None, opponents: list[str] | None = None) -> dict:
+        """Rate ``version`` (its weights in the pool folder, or ``policies[vVERSION]``) against ``opponents``
+        (default: the references near its expected rating), starting from the previous rated version's mu,
+        then freeze it as a reference."""
         self.calibrate_bots()
         previous = [v for v in self.ratings if v < version]
         start = self.ratings[max(previous)].mu if previous else 0.0
         name = version_name(version)
-        opponents = [o for o in self.references.near(start, self.config.eval.near_points) if o != name]
+        if opponents is None:
+            opponents = self.references.near(start, self.config.eval.near_points)
+        unknown = [o for o in opponents if o not in self.references.references]
+        if unknown:
+            raise ValueError(f"not rated yet, so not usable as references: {', '.join(unknown)}")
+        opponents = [o for o in opponents if o != name]
         rating, per_opponent = self.rate(name, start, opponents, games or self.config.eval.games,
                                          self.seed + version)
         self.ratings[version] = rating

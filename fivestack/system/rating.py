@@ -64,11 +64,11 @@ class ReferencePool:
         me = self.env.create_rating(rating.mu, rating.sigma)
         them = self.env.create_rating(self.references[opponent], SIGMA0)
         if score == 0.5:
-            me, _ = self.env.rate_1vs1(me, them, drawn=True)
+            me, _ = trueskill.rate_1vs1(me, them, drawn=True, env=self.env)
         elif score > 0.5:
-            me, _ = self.env.rate_1vs1(me, them)
+            me, _ = trueskill.rate_1vs1(me, them, env=self.env)
         else:
-            _, me = self.env.rate_1vs1(them, me)
+            _, me = trueskill.rate_1vs1(them, me, env=self.env)
         return Rating(me.mu, me.sigma, rating.games + 1)
 
     def rate(self, rating: Rating, results: list[tuple[str, float]]) -> Rating:

@@ -1,0 +1,126 @@
+"""The opponent pool: the paper's quality update, softmax sampling, joining every 10 versions, persistence,
+and past versions really playing (and not being trained on) in rollouts."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from fivestack.model.policy import Policy, PolicyConfig
+from fivestack.system.config import PoolConfig, load_config
+from fivestack.system.pool import LATEST, OpponentPool, PastOpponents, PoolError
+from fivestack.system.rollout import RolloutWorker
+from fivestack.system.serial import SerialRunner
+
+
+def small_policy(seed: int = 0) -> Policy:
+    torch.manual_seed(seed)
+    return Policy(PolicyConfig(lstm_size=16))
+
+
+def pool_with(tmp_path, qualities) -> OpponentPool:
+    pool = OpponentPool(PoolConfig(), tmp_path / "pool")
+    weights = small_policy().state_dict()
+    for version in range(len(qualities)):
+        pool.add(version * 10, weights)
+    pool.quality = np.asarray(qualities, np.float64)
+    return pool
+
+
+def test_quality_update_matches_the_paper_on_a_hand_computed_case(tmp_path):
+    pool = pool_with(tmp_path, [0.0, 0.0])
+    pool.record_game(0, latest_won=True)  # p = (0.5, 0.5), N = 2: q_0 = 0 - 0.01 / (2 * 0.5)
+    assert pool.quality[0] == pytest.approx(-0.01)
+    p1 = math.exp(0.0) / (math.exp(-0.01) + math.exp(0.0))
+    pool.record_game(10, latest_won=True)
+    assert pool.quality[1] == pytest.approx(-0.01 / (2 * p1))
+    before = pool.quality.copy()
+    pool.record_game(10, latest_won=False)  # a loss leaves the qualities alone
+    np.testing.assert_array_equal(pool.quality, before)
+    assert pool.games.tolist() == [1, 2] and pool.wins.tolist() == [1, 1]
+
+
+def test_sampling_frequencies_match_softmax_of_quality(tmp_path):
+    qualities = [0.0, 0.5, -1.0, 1.0]
+    pool = pool_with(tmp_path, qualities)
+    expected = np.exp(qualities) / np.exp(qualities).sum()
+    np.testing.assert_allclose(pool.probabilities(), expected)
+    rng = np.random.default_rng(0)
+    draws = 10_000
+    counts = np.bincount([pool.versions.index(pool.sample(rng)) for _ in range(draws)], minlength=4)
+    chi_square = float((((counts - draws * expected) ** 2) / (draws * expected)).sum())
+    assert chi_square < 16.27, (counts, chi_square)  # 3 degrees of freedom, p = 0.001
+
+
+def test_a_new_version_joins_with_the_highest_quality(tmp_path):
+    pool = pool_with(tmp_path, [0.0, 0.0, 0.0])
+    pool.quality = np.array([-0.3, 0.2, -0.1])
+    pool.add(30, small_policy().state_dict())
+    assert pool.versions == [0, 10, 20, 30]
+    assert pool.quality[-1] == pytest.approx(0.2)
+    with pytest.raises(PoolError, match="already in the opponent pool"):
+        pool.add(30, small_policy().state_dict())
+
+
+def test_latest_vs_latest_share_and_a_corrupted_past_version(tmp_path):
+    pool = pool_with(tmp_path, [0.0, 0.0])
+    rng = np.random.default_rng(1)
+    choices = np.array([pool.choose_opponent(rng) for _ in range(5000)])
+    assert abs((choices != LATEST).mean() - 0.2) < 0.02
+    pool.path_of(10).write_bytes(b"not a safetensors file")
+    with pytest.raises(PoolError, match="corrupted"):
+        pool.weights(10)
+
+
+def rollout_config(tmp_path, **overrides):
+    sets = [f"run.runs_dir='{tmp_path}'", "run.name='pool'", "game.mode='1v1'", "game.max_seconds=30.0",
+            "rollout.games=4", "ppo.batch_samples=8", "policy.lstm_size=16", "run.torch_threads=1",
+            "eval.every_versions=0"]
+    return load_config(None, sets + [f"{k}={v}" for k, v in overrides.items()])
+
+
+def test_past_versions_play_their_own_weights_and_their_steps_are_not_trained_on(tmp_path):
+    config = rollout_config(tmp_path, **{"pool.past_fraction": 1.0})
+    pool = OpponentPool(config.pool, tmp_path / "pool")
+    past = Policy(config.policy)
+    with torch.no_grad():
+        for p in past.parameters():
+            p.add_(torch.randn_like(p))
+    pool.add(0, past.state_dict())
+    worker = RolloutWorker(config, seed=3, opponents=PastOpponents(pool, config.policy))
+    owners = worker.row_owners()
+    assert (owners == 0).sum() == config.rollout.games and (owners == LATEST).sum() == config.rollout.games
+    assert torch.equal(worker.opponents.inference(0).policy.state_dict()["lstm.weight_ih"],
+                       past.state_dict()["lstm.weight_ih"])
+
+    from fivestack.system.inference import Inference
+
+    latest = Inference(Policy(config.policy), seed=0)
+    latest.version = 7
+    batch = worker.collect(latest, team_spirit=0.3)
+    samples_per_team = config.rollout.segment_steps // config.rollout.sample_steps
+    # games that ended mid-segment started a new game with a new draw; every kept sample is the learner's
+    assert 0 < len(batch) <= samples_per_team * config.rollout.games
+    assert (batch.version == 7).all()
+    assert batch.info["past_opponent_steps"] > 0
+
+
+def test_versions_join_every_ten_and_the_pool_survives_resume(tmp_path):
+    config = rollout_config(tmp_path, **{"run.max_versions": 25, "pool.past_fraction": 0.5})
+    runner = SerialRunner(config)
+    runner.run()
+    runner.close()
+    versions = runner.pool.versions
+    assert versions[0] == 0 and len(versions) >= 3
+    assert all(b // 10 > a // 10 for a, b in zip(versions, versions[1:]))  # one per multiple of 10 crossed
+    assert all(runner.pool.path_of(v).is_file() for v in versions)
+    state = runner.pool.state_dict()
+
+    config.run.max_versions = runner.optimizer.version + 12
+    resumed = SerialRunner(config, resume=runner.run_dir)
+    assert resumed.pool.state_dict() == state
+    assert resumed.pool_joined == runner.pool_joined
+    resumed.run()
+    resumed.close()
+    assert resumed.pool.versions[:len(versions)] == versions and len(resumed.pool) > len(versions)
