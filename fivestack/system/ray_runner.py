@@ -161,7 +161,10 @@ class ControllerActor:
         model = to_torch(payload["model"])
         optim = to_torch(payload["optim"])
         state = {"optimizer": payload["scalars"], "buffer": payload["buffer"], "agent_steps": self.agent_steps,
-                 "elapsed": elapsed, "worker_seed": self.worker_seed, "runner": "ray", **extra}
+                 "elapsed": elapsed, "worker_seed": self.worker_seed, "runner": "ray",
+                 # what the serial runner also reads, so that either runner can resume the run
+                 "numpy_rng": np.random.default_rng(self.config.run.seed).bit_generator.state, "win_rates": {},
+                 **extra}
         return str(self.controller.save(int(payload["scalars"]["version"]), model, optim, state))
 
     def close(self) -> None:
