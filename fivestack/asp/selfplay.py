@@ -301,14 +301,15 @@ def _train(env, method, cfg, seeds, episodes, rng, on_progress):
     next_eval = 0
     n_target = per_seed if target_only else int(round(per_seed * cfg.target_share))
     while True:
-        if counted >= next_eval:
+        if counted >= next_eval or counted >= episodes:   # every eval_every, and always at the end
             s, r = evaluate(env, bob, cfg, rng, seeds)
             curves.x.append(counted)
             curves.success.append(s)
             curves.reward.append(r)
             if on_progress:
                 on_progress(min(counted, episodes), s, r)
-            next_eval += cfg.eval_every
+            while next_eval <= counted:
+                next_eval += cfg.eval_every
             if counted >= episodes:
                 break
         target = np.zeros((seeds, per_seed), bool)

@@ -60,3 +60,10 @@ def test_mountaincar_self_play_reaches_the_top_more_often_than_target_only():
     sp = run_method("mountaincar", "self_play", seeds=4, episodes=400)
     to = run_method("mountaincar", "target_only", seeds=4, episodes=400)
     assert np.mean(sp["success"]["mean"][1:]) > np.mean(to["success"]["mean"][1:])
+
+
+@pytest.mark.slow
+def test_lightkey_alices_curriculum_changes_more_objects_over_training():
+    sp = run_method("lightkey", "self_play", seeds=2, episodes=4_000, overrides={"eval_every": 4_000})
+    changed = sp["alice"]["objects_changed"]
+    assert np.mean(changed[-5:]) > np.mean(changed[:5]) + 0.05

@@ -156,10 +156,10 @@ def summary(results: dict) -> dict:
     if "self_play" in r and "target_only" in r:
         level = 0.9 * out["final_success"]["target_only"]
         e_t = episodes_to_reach(r["target_only"], level)
-        e_s = episodes_to_reach(r["self_play"], level)
         out["level"] = round(level, 4)
-        out["target_episodes_to_level"] = {"target_only": e_t, "self_play": e_s}
-        out["speed_up"] = (e_t / max(e_s, 1.0)) if (e_t and e_s is not None) else None
+        out["target_episodes_to_level"] = {m: episodes_to_reach(v, level) for m, v in r.items()}
+        out["speed_up"] = {m: (round(e_t / max(e, 1.0), 3) if (e_t and e is not None) else None)
+                           for m, e in out["target_episodes_to_level"].items() if m != "target_only"}
     if "self_play" in r:
         a = r["self_play"]["alice"]
         out["alice_first_last"] = {k: [a[k][0], a[k][-1]] for k in a if k != "x"}

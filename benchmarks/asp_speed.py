@@ -1,0 +1,43 @@
+"""Asymmetric self-play speed: self-play episodes per second (training included) for each environment,
+10 seeds in lockstep with the env's batch; prints ONE JSON line.
+
+Usage: ``python benchmarks/asp_speed.py [--seeds 10] [--batches 5]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+
+import numpy as np
+
+from fivestack.asp.experiments import ENV_NAMES, env_module
+from fivestack.asp.selfplay import train
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--batches", type=int, default=5)
+    args = ap.parse_args()
+    out = {"seeds": args.seeds}
+    for name in ENV_NAMES:
+        mod = env_module(name)
+        cfg = mod.config()
+        share = cfg.target_share if not cfg.count_self_play else 1.0
+        per_batch = max(1, round(cfg.batch * share))
+        budget = per_batch * args.batches
+        cfg = dataclasses.replace(cfg, eval_every=10**9)
+        env = mod.make(args.seeds * cfg.batch)
+        start = time.perf_counter()
+        train(env, "self_play", cfg, args.seeds, budget, np.random.default_rng(0))
+        seconds = time.perf_counter() - start
+        episodes = args.seeds * cfg.batch * args.batches
+        out[f"{name}_episodes_per_s"] = round(episodes / seconds, 1)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
