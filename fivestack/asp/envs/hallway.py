@@ -74,7 +74,7 @@ def make(n: int) -> Hallway:
 
 
 METHODS = ("self_play", "target_only", "random_alice", "count_based")
-EPISODES = 100_000
+EPISODES = 200_000
 ALICE_PLOTS = ("t_a", "distance")
 METRIC = "success"
 
