@@ -87,6 +87,19 @@ class CheckpointFallbackWarning(UserWarning):
     """The newest checkpoint is damaged; an older one is used instead."""
 
 
+def new_run_dir(config: TrainConfig) -> Path:
+    """``runs_dir/name`` for a new run (a name from the date and time when none is set); refuses a folder that
+    already holds checkpoints, which only ``--resume`` may continue."""
+    from datetime import datetime
+
+    name = config.run.name or datetime.now().strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(config.run.runs_dir) / name
+    if (run_dir / "checkpoints").exists() and any((run_dir / "checkpoints").iterdir()):
+        raise FileExistsError(f"run {run_dir} already has checkpoints; resume it with --resume {run_dir} or "
+                              f"choose another run.name")
+    return run_dir
+
+
 def latest_checkpoint(run_dir: Path) -> Path:
     """The newest checkpoint that loads. A damaged newest one (a truncated file, a missing file, a broken
     state.json) is skipped with a warning naming it and the checkpoint used instead; if none loads, the newest

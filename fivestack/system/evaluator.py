@@ -179,8 +179,10 @@ def version_name(version: int) -> str:
 class RatingEvaluator:
     """TrueSkill ratings of versions against frozen references: bots, then every version it has rated."""
 
-    def __init__(self, config: TrainConfig, pool_dir: Path, state: dict | None = None, seed: int = 0):
+    def __init__(self, config: TrainConfig, pool_dir: Path, state: dict | None = None, seed: int = 0,
+                 load_weights: Callable[[int], dict[str, torch.Tensor]] | None = None):
         self.config = config
+        self.load_weights = load_weights or OpponentPool(config.pool, Path(pool_dir)).weights
         self.mode, self.max_seconds = config.game.mode, config.eval.max_seconds
         self.pool_dir = Path(pool_dir)
         self.seed = seed
@@ -202,9 +204,8 @@ class RatingEvaluator:
         return lambda side: make_agent(name, side, seed)
 
     def load_version(self, version: int) -> Policy:
-        weights = OpponentPool(self.config.pool, self.pool_dir).weights(version)
         policy = Policy(self.config.policy)
-        policy.load_state_dict(weights)
+        policy.load_state_dict(self.load_weights(version))
         return policy.eval()
 
     # ------------------------------------------------------------------ rating

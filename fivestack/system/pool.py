@@ -142,10 +142,12 @@ class PastOpponents:
     Past policies are built lazily and kept in a small LRU cache; each acts with its own sampling generator.
     """
 
-    def __init__(self, pool: OpponentPool, policy_config: PolicyConfig, seed: int = 0):
+    def __init__(self, pool: OpponentPool, policy_config: PolicyConfig, seed: int = 0,
+                 load_weights: Callable[[int], dict[str, torch.Tensor]] | None = None):
         self.pool = pool
         self.policy_config = policy_config
         self.seed = seed
+        self.load_weights = load_weights or pool.weights  # the ray runner serves them from its controller
         self._cache: OrderedDict[int, Inference] = OrderedDict()
 
     def choose_opponent(self, rng: np.random.Generator) -> int:
@@ -156,7 +158,7 @@ class PastOpponents:
             self._cache.move_to_end(version)
             return self._cache[version]
         policy = Policy(self.policy_config)
-        policy.load_state_dict(self.pool.weights(version))
+        policy.load_state_dict(self.load_weights(version))
         policy.eval()
         infer = Inference(policy, seed=self.seed + version)
         infer.version = version

@@ -6,8 +6,9 @@ cluster.
          +--(one 256-step segment, through the object store, as soon as it is full)--> OptimizerActor x O
     OptimizerActor x O: own experience buffer; gradients averaged by allreduce (torch.distributed, gloo/NCCL)
          rank 0, every K gradient steps --(parameters, version)--> ControllerActor (named)
-    ControllerActor: versions, run metadata, metrics.jsonl + TensorBoard, checkpoints (safetensors + JSON)
-    EvaluatorActor: the latest version against the reference teams every ``eval.every_versions``
+    ControllerActor: versions, run metadata, metrics.jsonl + TensorBoard, checkpoints (safetensors + JSON),
+         the opponent pool (past versions on disk, served to workers; qualities scored from their games)
+    EvaluatorActor: TrueSkill ratings of pool versions every ``eval.every_versions`` (RatingEvaluator)
 
 The driver (``RayRunner.run``) only starts, watches and restarts actors, gathers statistics and triggers
 checkpoints: it never calls an optimizer per batch. Everything that crosses an actor boundary is a dict of
@@ -24,7 +25,6 @@ import threading
 import time
 from collections import deque
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -35,10 +35,11 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from fivestack.game.layout import EVENT_NAMES
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.config import TrainConfig, from_dict
-from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint
+from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint, new_run_dir
 from fivestack.system.distributed import normalizer_widths, observation_moments
 from fivestack.system.messages import InferenceRequest, InferenceResult, SampleBatch
 from fivestack.system.optimizer import Optimizer, team_spirit
+from fivestack.system.pool import LATEST, OpponentPool, PastOpponents
 from fivestack.system.rollout import RolloutWorker, active_heroes, weighted_event_means
 from fivestack.system.serial import Progress
 
@@ -85,9 +86,14 @@ def _games_info(games: list[dict]) -> dict[str, float]:
 class ControllerActor:
     """Versions (the last few parameter sets, by number), run metadata, metrics and checkpoints."""
 
-    def __init__(self, run_dir: str, config: dict, agent_steps: int, worker_seed: int):
+    def __init__(self, run_dir: str, config: dict, agent_steps: int, worker_seed: int, pool_state: dict | None = None):
         self.config = from_dict(config)
         self.controller = Controller(Path(run_dir), self.config)
+        self.pool = OpponentPool(self.config.pool, Path(run_dir) / "pool")
+        self.pool_joined = -1
+        if pool_state:
+            self.pool.load_state_dict(pool_state["pool"])
+            self.pool_joined = int(pool_state["pool_joined"])
         self.lock = threading.Lock()
         self.versions: dict[int, tuple[list, float]] = {}  # version -> ([params ref], value_scale)
         self.latest = -1
@@ -109,6 +115,23 @@ class ControllerActor:
             self.latest = max(self.latest, version)
             for old in sorted(self.versions)[:-KEEP_VERSIONS]:
                 del self.versions[old]
+            every = self.config.pool.add_every_versions
+            if every > 0 and (self.pool_joined < 0 or version // every > self.pool_joined // every):
+                if version not in self.pool.versions:
+                    self.pool.add(version, to_torch(ray.get(params[0])))
+                self.pool_joined = version
+
+    # the opponent pool
+    def pool_state(self) -> dict:
+        with self.lock:
+            return {"pool": self.pool.state_dict(), "pool_joined": self.pool_joined}
+
+    def pool_summary(self) -> dict:
+        with self.lock:
+            return self.pool.summary()
+
+    def pool_weights(self, version: int) -> dict:
+        return to_numpy(self.pool.weights(version))
 
     def latest_version(self) -> int:
         return self.latest
@@ -141,6 +164,9 @@ class ControllerActor:
             r["in_flight"].append(int(info["deliveries_in_flight"]))
             r["behind"].append(self.latest - int(info["version"]))
             r["games"] += info["games"]
+            for game in info["games"]:
+                if game.get("opponent", LATEST) != LATEST:
+                    self.pool.record_game(game["opponent"], game["winner"] == 1 - game["opponent_side"])
             r["event_sums"] += np.asarray(info["event_sums"])
             r["reward_abs_mean"].append(float(info["reward_abs_mean"]))
 
@@ -164,7 +190,7 @@ class ControllerActor:
                  "elapsed": elapsed, "worker_seed": self.worker_seed, "runner": "ray",
                  # what the serial runner also reads, so that either runner can resume the run
                  "numpy_rng": np.random.default_rng(self.config.run.seed).bit_generator.state, "win_rates": {},
-                 **extra}
+                 "pool": self.pool.state_dict(), "pool_joined": self.pool_joined, **extra}
         return str(self.controller.save(int(payload["scalars"]["version"]), model, optim, state))
 
     def close(self) -> None:
@@ -296,7 +322,14 @@ class RolloutActor:
         self.namespace = namespace
         self.controller = ray.get_actor(CONTROLLER, namespace=namespace)
         self.optimizers = optimizers
-        self.worker = RolloutWorker(self.config, seed=seed)
+        # past versions: the pool's bookkeeping and weights come from the controller (no shared disk needed)
+        self.pool_view = OpponentPool(self.config.pool, Path("."))
+        opponents = None
+        if self.config.pool.past_fraction > 0:
+            opponents = PastOpponents(self.pool_view, self.config.policy, seed,
+                                      lambda v: to_torch(ray.get(self.controller.pool_weights.remote(v))))
+        self._refresh_pool()
+        self.worker = RolloutWorker(self.config, seed=seed, opponents=opponents)
         self.widths = normalizer_widths(Policy(self.config.policy))
         self.n_inference = self.config.ray.inference
         self.inference = [None] * self.n_inference
@@ -310,6 +343,9 @@ class RolloutActor:
 
     def pid(self) -> int:
         return os.getpid()
+
+    def _refresh_pool(self) -> None:
+        self.pool_view.load_state_dict(ray.get(self.controller.pool_state.remote())["pool"])
 
     def _inference_actor(self, i: int):
         while True:
@@ -372,6 +408,7 @@ class RolloutActor:
         while True:
             t0 = time.perf_counter()
             version = ray.get(self.controller.latest_version.remote())
+            self._refresh_pool()
             infer = self._local_infer(version) if self.n_inference == 0 else self._remote_infer(version)
             self.calls = 0
             batch = self.worker.collect(infer, team_spirit(self.config.ppo, max(version, 0)))
@@ -608,23 +645,19 @@ class OptimizerActor:
 # ---------------------------------------------------------------------- evaluator
 @ray.remote(num_cpus=0)
 class EvaluatorActor:
-    def __init__(self, config: dict):
+    """TrueSkill ratings of pool versions (``RatingEvaluator``), weights served by the controller."""
+
+    def __init__(self, config: dict, state: dict, namespace: str):
+        from fivestack.system.evaluator import RatingEvaluator
+
         self.config = from_dict(config)
         _threads(self.config)
+        controller = ray.get_actor(CONTROLLER, namespace=namespace)
+        self.evaluator = RatingEvaluator(self.config, Path("."), state, seed=self.config.run.seed,
+                                         load_weights=lambda v: to_torch(ray.get(controller.pool_weights.remote(v))))
 
-    def evaluate(self, version: int, params: list) -> dict:
-        from fivestack.system.evaluator import evaluate
-
-        cfg = self.config
-        policy = Policy(cfg.policy)
-        policy.load_state_dict(to_torch(ray.get(params[0])))
-        out = {}
-        for opponent in cfg.eval.opponents:
-            result = evaluate(policy, opponent, cfg.eval.games, cfg.game.mode, cfg.eval.max_seconds, seed=version)
-            out[f"eval/win_rate_vs_{opponent}"] = result.win_rate
-            out[f"eval/win_rate_vs_{opponent}_low"] = result.ci95[0]
-            out[f"eval/win_rate_vs_{opponent}_high"] = result.ci95[1]
-        return out
+    def rate(self, version: int) -> dict:
+        return {"record": self.evaluator.rate_version(version), "state": self.evaluator.state_dict()}
 
 
 # ---------------------------------------------------------------------- the driver
@@ -668,6 +701,10 @@ class RayRunner:
         rc = config.ray
         checkpoint = None
         self.agent_steps, self.elapsed_before, worker_seed = 0, 0.0, config.run.seed * 1000
+        pool_state = None
+        self.ratings_state: dict = {}  # the evaluator's state (bots' and versions' ratings), for checkpoints
+        self.rated = -1  # the last version sent to the evaluator
+        self.pending_ratings: list[list[int]] = []  # [version, agent_steps] sent and not yet rated
         if resume is not None:
             self.run_dir = Path(resume)
             path = latest_checkpoint(self.run_dir)
@@ -677,13 +714,14 @@ class RayRunner:
             self.agent_steps = int(state["agent_steps"])
             self.elapsed_before = float(state["elapsed"])
             worker_seed = int(state.get("worker_seed", worker_seed)) + 1000
+            if "pool" in state:
+                pool_state = {"pool": state["pool"], "pool_joined": state.get("pool_joined", -1)}
+            self.ratings_state = state.get("ratings", {})
+            self.rated = int(state.get("rated", -1))
+            self.pending_ratings = [list(p) for p in state.get("pending_ratings", [])]
             self.say(f"resuming {self.run_dir} from {path} (version {state['version']})")
         else:
-            name = config.run.name or datetime.now().strftime("%Y%m%d-%H%M%S")
-            self.run_dir = Path(config.run.runs_dir) / name
-            if (self.run_dir / "checkpoints").exists() and any((self.run_dir / "checkpoints").iterdir()):
-                raise FileExistsError(f"run {self.run_dir} already has checkpoints; resume it with --resume "
-                                      f"{self.run_dir} or choose another run.name")
+            self.run_dir = new_run_dir(config)
         self.started_ray = False
         if not ray.is_initialized():
             init_ray(config.ray)
@@ -692,7 +730,7 @@ class RayRunner:
         cfg = config.to_dict()
         self.cfg_dict = cfg
         self.controller = ControllerActor.options(name=CONTROLLER, namespace=self.namespace).remote(
-            str(self.run_dir.resolve()), cfg, self.agent_steps, worker_seed)
+            str(self.run_dir.resolve()), cfg, self.agent_steps, worker_seed, pool_state)
         self.optimizers = [OptimizerActor.remote(cfg, r, rc.optimizers, self.namespace) for r in range(rc.optimizers)]
         address, port = ray.get(self.optimizers[0].address.remote())
         versions = ray.get([o.setup.remote(address, port, checkpoint) for o in self.optimizers])
@@ -717,7 +755,7 @@ class RayRunner:
             slot.actor = RolloutActor.remote(self.cfg_dict, slot.index, seed, self.namespace, self.optimizers)
             slot.task = slot.actor.run.remote()
         else:
-            slot.actor = EvaluatorActor.remote(self.cfg_dict)
+            slot.actor = EvaluatorActor.remote(self.cfg_dict, self.ratings_state, self.namespace)
             slot.task = None
 
     def _died(self, slot: Slot, error: Exception) -> None:
@@ -762,7 +800,32 @@ class RayRunner:
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self, elapsed: float) -> Path:
         payload = self.optimizers[0].checkpoint_payload.remote()
-        return Path(ray.get(self.controller.save.remote(payload, elapsed, {})))
+        extra = {"ratings": self.ratings_state, "rated": self.rated, "pending_ratings": self.pending_ratings}
+        return Path(ray.get(self.controller.save.remote(payload, elapsed, extra)))
+
+    # ------------------------------------------------------------------ ratings
+    def _next_rating(self) -> tuple[int, int] | None:
+        """A version to rate: one left over from before a restart, else the pool's newest version once it
+        crossed a multiple of ``eval.every_versions``."""
+        every = self.config.eval.every_versions
+        if not every:
+            return None
+        if not self.pending_ratings:
+            joined = ray.get(self.controller.pool_state.remote())["pool_joined"]
+            if joined >= 0 and (self.rated < 0 or joined // every > self.rated // every):
+                self.rated = joined
+                self.pending_ratings.append([joined, self.agent_steps])
+        return tuple(self.pending_ratings[0]) if self.pending_ratings else None
+
+    def _rating_done(self, message: dict) -> dict[str, float]:
+        record = message["record"]
+        self.ratings_state = message["state"]
+        self.pending_ratings = [p for p in self.pending_ratings if p[0] != record["version"]]
+        values = {"eval/trueskill_mu": record["mu"], "eval/trueskill_sigma": record["sigma"],
+                  "eval/rated_version": float(record["version"])}
+        for opponent, result in record["opponents"].items():
+            values[f"eval/win_rate_vs_{opponent}"] = result["win_rate"]
+        return values
 
     # ------------------------------------------------------------------ metrics
     def _gather(self, interval: float) -> dict[str, float]:
@@ -775,8 +838,9 @@ class RayRunner:
                 except (RayActorError, GetTimeoutError):
                     pass
         agent_steps, ro = ray.get(self.controller.take_rollout_stats.remote())
+        out_pool = ray.get(self.controller.pool_summary.remote())
         self.version = opt[0]["version"]
-        out: dict[str, float] = {}
+        out: dict[str, float] = dict(out_pool)
         n = sum(o["stale_n"] for o in opt)
         if n:
             out["staleness/min"] = float(min(o["stale_min"] for o in opt))
@@ -838,7 +902,6 @@ class RayRunner:
         budget = cfg.run.minutes * 60.0
         start = time.monotonic()
         last_checkpoint = last_log = start
-        last_eval = self.version
         eval_task = None
         signalled: list[int] = []
         previous = {}
@@ -860,20 +923,18 @@ class RayRunner:
                         ready, _ = ray.wait([eval_task], timeout=0)
                         if ready:
                             try:
-                                result = ray.get(ready[0])
-                                metrics.update(result)
-                                win_rates = {k.split("_vs_")[1]: v for k, v in result.items()
-                                             if k.count("_") >= 3 and not k.endswith(("_low", "_high"))}
-                            except RayActorError as exc:
+                                rated = self._rating_done(ray.get(ready[0]))
+                                metrics.update(rated)
+                                win_rates = {k.split("_vs_")[1]: v for k, v in rated.items() if "_vs_" in k}
+                                win_rates["TrueSkill"] = rated["eval/trueskill_mu"]
+                            except RayActorError as exc:  # rated again by its replacement
                                 self._died(self.evaluator, exc)
                             eval_task = None
-                    if (cfg.eval.every_versions and eval_task is None
-                            and self.version - last_eval >= cfg.eval.every_versions):
+                    job = self._next_rating() if eval_task is None else None
+                    if job is not None and (self.evaluator.actor is not None or now >= self.evaluator.restart_at):
                         if self.evaluator.actor is None:
                             self._start(self.evaluator)
-                        found = ray.get(self.controller.params.remote(-1))
-                        eval_task = self.evaluator.actor.evaluate.remote(found[0], found[1])
-                        last_eval = self.version
+                        eval_task = self.evaluator.actor.rate.remote(job[0])
                     self.controller.log.remote(self.version, metrics)
                     progress = Progress(self.version, self.agent_steps,
                                         metrics.get("throughput/agent_steps_per_s", 0.0), elapsed, budget,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,7 @@ from fivestack.game.layout import EVENT_NAMES
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.buffer import ExperienceBuffer
 from fivestack.system.config import TrainConfig
-from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint
+from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint, new_run_dir
 from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator
 from fivestack.system.inference import Inference
 from fivestack.system.optimizer import Optimizer, team_spirit
@@ -65,11 +64,7 @@ class SerialRunner:
         if resume is not None:
             self.run_dir = Path(resume)
         else:
-            name = config.run.name or datetime.now().strftime("%Y%m%d-%H%M%S")
-            self.run_dir = Path(config.run.runs_dir) / name
-            if (self.run_dir / "checkpoints").exists() and any((self.run_dir / "checkpoints").iterdir()):
-                raise FileExistsError(f"run {self.run_dir} already has checkpoints; resume it with --resume "
-                                      f"{self.run_dir} or choose another run.name")
+            self.run_dir = new_run_dir(config)
         self.pool = OpponentPool(config.pool, self.run_dir / "pool")
         if resume is not None:
             self._restore(latest_checkpoint(self.run_dir))

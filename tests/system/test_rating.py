@@ -51,11 +51,11 @@ def test_a_rating_moves_toward_its_results_and_sigma_shrinks():
 @pytest.mark.slow
 def test_real_games_rank_random_below_weak_below_scripted(tmp_path):
     """5v5 games: the ladder random (0) < scripted-weak < scripted, 2-sigma intervals apart."""
-    config = load_config(None, ["game.mode='5v5'", "eval.calibration_games=24", "eval.max_seconds=3600.0"])
+    config = load_config(None, ["game.mode='5v5'", "eval.calibration_games=32", "eval.max_seconds=3600.0"])
     evaluator = RatingEvaluator(config, tmp_path, seed=11)
     bots = evaluator.calibrate_bots()
     weak, scripted = bots["scripted-weak"], bots["scripted"]
-    assert weak.games == scripted.games == 24
+    assert weak.games == scripted.games == 32
     assert 0.0 < weak.mu - 2 * weak.sigma, weak
     assert weak.mu + 2 * weak.sigma < scripted.mu - 2 * scripted.sigma, (weak, scripted)
     # the ladder is kept in the evaluator's state, and comes back from it
