@@ -925,8 +925,8 @@ class RayRunner:
                             try:
                                 rated = self._rating_done(ray.get(ready[0]))
                                 metrics.update(rated)
-                                win_rates = {k.split("_vs_")[1]: v for k, v in rated.items() if "_vs_" in k}
-                                win_rates["TrueSkill"] = rated["eval/trueskill_mu"]
+                                win_rates = {"TrueSkill": rated["eval/trueskill_mu"],
+                                             **{k.split("_vs_")[1]: v for k, v in rated.items() if "_vs_" in k}}
                             except RayActorError as exc:  # rated again by its replacement
                                 self._died(self.evaluator, exc)
                             eval_task = None

@@ -251,10 +251,10 @@ class SerialRunner:
             self.pending_ratings = [p for p in self.pending_ratings if p[0] != record["version"]]
             values = {"eval/trueskill_mu": record["mu"], "eval/trueskill_sigma": record["sigma"],
                       "eval/rated_version": record["version"]}
+            self.win_rates = {"TrueSkill": record["mu"]}  # first, so that a narrow progress bar still shows it
             for opponent, result in record["opponents"].items():
                 values[f"eval/win_rate_vs_{opponent}"] = result["win_rate"]
                 self.win_rates[opponent] = result["win_rate"]
-            self.win_rates["TrueSkill"] = record["mu"]
             self.controller.log(record["version"], record["agent_steps"], values)
             records.append(record)
         return records
