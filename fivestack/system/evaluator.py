@@ -184,7 +184,6 @@ class RatingEvaluator:
         self.config = config
         self.load_weights = load_weights or OpponentPool(config.pool, Path(pool_dir)).weights
         self.mode, self.max_seconds = config.game.mode, config.eval.max_seconds
-        self.pool_dir = Path(pool_dir)
         self.seed = seed
         self.references = ReferencePool()
         self.ratings: dict[int, Rating] = {}  # rated versions
@@ -273,6 +272,20 @@ class RatingEvaluator:
                 self.references.freeze(name, rating.mu)
         for version, rating in self.ratings.items():
             self.references.freeze(version_name(version), rating.mu)
+
+
+def rating_metrics(record: dict) -> dict[str, float]:
+    """A rated version's record (``RatingEvaluator.rate_version``) as metrics for TensorBoard and metrics.jsonl."""
+    values = {"eval/trueskill_mu": record["mu"], "eval/trueskill_sigma": record["sigma"],
+              "eval/rated_version": float(record["version"])}
+    for opponent, result in record["opponents"].items():
+        values[f"eval/win_rate_vs_{opponent}"] = result["win_rate"]
+    return values
+
+
+def progress_ratings(record: dict) -> dict[str, float]:
+    """What a progress bar shows of a rating: the TrueSkill first, then the win rates it was measured on."""
+    return {"TrueSkill": record["mu"], **{o: r["win_rate"] for o, r in record["opponents"].items()}}
 
 
 def _evaluator_main(config_json: str, pool_dir: str, state_json: str, torch_threads: int, jobs, results) -> None:

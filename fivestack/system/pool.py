@@ -41,6 +41,7 @@ class OpponentPool:
         self.quality = np.zeros(0, np.float64)
         self.games = np.zeros(0, np.int64)  # games played against each version
         self.wins = np.zeros(0, np.int64)  # of those, games the latest agent won
+        self.last_joined = -1  # the last version that joined
 
     def __len__(self) -> int:
         return len(self.versions)
@@ -66,10 +67,16 @@ class OpponentPool:
         return LATEST
 
     # ------------------------------------------------------------------ updates
-    def due(self, version: int) -> bool:
-        """Whether ``version`` should join the pool now (every ``add_every_versions``, starting at 0)."""
+    def join_if_due(self, version: int, weights: Callable[[], dict[str, torch.Tensor]]) -> bool:
+        """Add ``version`` (its ``weights()``) when it crossed a multiple of ``add_every_versions`` since the last
+        version joined (the first version joins at once): training may advance several versions at a time."""
         every = self.config.add_every_versions
-        return every > 0 and version % every == 0 and version not in self.versions
+        if every <= 0 or (self.last_joined >= 0 and version // every <= self.last_joined // every):
+            return False
+        if version not in self.versions:
+            self.add(version, weights())
+        self.last_joined = version
+        return True
 
     def add(self, version: int, weights: dict[str, torch.Tensor]) -> Path:
         """Store ``weights`` as past version ``version``, joining with q = max(q) (0 for the first)."""
@@ -116,13 +123,14 @@ class OpponentPool:
     # ------------------------------------------------------------------ persistence (JSON in the checkpoint)
     def state_dict(self) -> dict:
         return {"versions": list(self.versions), "quality": self.quality.tolist(), "games": self.games.tolist(),
-                "wins": self.wins.tolist()}
+                "wins": self.wins.tolist(), "last_joined": self.last_joined}
 
     def load_state_dict(self, state: dict) -> None:
         self.versions = [int(v) for v in state["versions"]]
         self.quality = np.asarray(state["quality"], np.float64)
         self.games = np.asarray(state["games"], np.int64)
         self.wins = np.asarray(state.get("wins", [0] * len(self.versions)), np.int64)
+        self.last_joined = int(state.get("last_joined", self.versions[-1] if self.versions else -1))
         if not (len(self.versions) == self.quality.size == self.games.size == self.wins.size):
             raise PoolError("the checkpoint's opponent pool is inconsistent (lists of different lengths)")
 

@@ -37,6 +37,7 @@ from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.config import TrainConfig, from_dict
 from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint, new_run_dir
 from fivestack.system.distributed import normalizer_widths, observation_moments
+from fivestack.system.evaluator import progress_ratings, rating_metrics
 from fivestack.system.messages import InferenceRequest, InferenceResult, SampleBatch
 from fivestack.system.optimizer import Optimizer, team_spirit
 from fivestack.system.pool import LATEST, OpponentPool, PastOpponents
@@ -90,10 +91,8 @@ class ControllerActor:
         self.config = from_dict(config)
         self.controller = Controller(Path(run_dir), self.config)
         self.pool = OpponentPool(self.config.pool, Path(run_dir) / "pool")
-        self.pool_joined = -1
         if pool_state:
-            self.pool.load_state_dict(pool_state["pool"])
-            self.pool_joined = int(pool_state["pool_joined"])
+            self.pool.load_state_dict(pool_state)
         self.lock = threading.Lock()
         self.versions: dict[int, tuple[list, float]] = {}  # version -> ([params ref], value_scale)
         self.latest = -1
@@ -115,16 +114,12 @@ class ControllerActor:
             self.latest = max(self.latest, version)
             for old in sorted(self.versions)[:-KEEP_VERSIONS]:
                 del self.versions[old]
-            every = self.config.pool.add_every_versions
-            if every > 0 and (self.pool_joined < 0 or version // every > self.pool_joined // every):
-                if version not in self.pool.versions:
-                    self.pool.add(version, to_torch(ray.get(params[0])))
-                self.pool_joined = version
+            self.pool.join_if_due(version, lambda: to_torch(ray.get(params[0])))
 
     # the opponent pool
     def pool_state(self) -> dict:
         with self.lock:
-            return {"pool": self.pool.state_dict(), "pool_joined": self.pool_joined}
+            return self.pool.state_dict()
 
     def pool_summary(self) -> dict:
         with self.lock:
@@ -190,7 +185,7 @@ class ControllerActor:
                  "elapsed": elapsed, "worker_seed": self.worker_seed, "runner": "ray",
                  # what the serial runner also reads, so that either runner can resume the run
                  "numpy_rng": np.random.default_rng(self.config.run.seed).bit_generator.state, "win_rates": {},
-                 "pool": self.pool.state_dict(), "pool_joined": self.pool_joined, **extra}
+                 "pool": self.pool.state_dict(), **extra}
         return str(self.controller.save(int(payload["scalars"]["version"]), model, optim, state))
 
     def close(self) -> None:
@@ -345,7 +340,7 @@ class RolloutActor:
         return os.getpid()
 
     def _refresh_pool(self) -> None:
-        self.pool_view.load_state_dict(ray.get(self.controller.pool_state.remote())["pool"])
+        self.pool_view.load_state_dict(ray.get(self.controller.pool_state.remote()))
 
     def _inference_actor(self, i: int):
         while True:
@@ -714,8 +709,7 @@ class RayRunner:
             self.agent_steps = int(state["agent_steps"])
             self.elapsed_before = float(state["elapsed"])
             worker_seed = int(state.get("worker_seed", worker_seed)) + 1000
-            if "pool" in state:
-                pool_state = {"pool": state["pool"], "pool_joined": state.get("pool_joined", -1)}
+            pool_state = state.get("pool")
             self.ratings_state = state.get("ratings", {})
             self.rated = int(state.get("rated", -1))
             self.pending_ratings = [list(p) for p in state.get("pending_ratings", [])]
@@ -811,21 +805,18 @@ class RayRunner:
         if not every:
             return None
         if not self.pending_ratings:
-            joined = ray.get(self.controller.pool_state.remote())["pool_joined"]
+            joined = ray.get(self.controller.pool_state.remote())["last_joined"]
             if joined >= 0 and (self.rated < 0 or joined // every > self.rated // every):
                 self.rated = joined
                 self.pending_ratings.append([joined, self.agent_steps])
         return tuple(self.pending_ratings[0]) if self.pending_ratings else None
 
-    def _rating_done(self, message: dict) -> dict[str, float]:
+    def _rating_done(self, message: dict) -> dict:
+        """Keep the evaluator's state; the finished rating's record."""
         record = message["record"]
         self.ratings_state = message["state"]
         self.pending_ratings = [p for p in self.pending_ratings if p[0] != record["version"]]
-        values = {"eval/trueskill_mu": record["mu"], "eval/trueskill_sigma": record["sigma"],
-                  "eval/rated_version": float(record["version"])}
-        for opponent, result in record["opponents"].items():
-            values[f"eval/win_rate_vs_{opponent}"] = result["win_rate"]
-        return values
+        return record
 
     # ------------------------------------------------------------------ metrics
     def _gather(self, interval: float) -> dict[str, float]:
@@ -923,10 +914,9 @@ class RayRunner:
                         ready, _ = ray.wait([eval_task], timeout=0)
                         if ready:
                             try:
-                                rated = self._rating_done(ray.get(ready[0]))
-                                metrics.update(rated)
-                                win_rates = {"TrueSkill": rated["eval/trueskill_mu"],
-                                             **{k.split("_vs_")[1]: v for k, v in rated.items() if "_vs_" in k}}
+                                record = self._rating_done(ray.get(ready[0]))
+                                metrics.update(rating_metrics(record))
+                                win_rates = progress_ratings(record)
                             except RayActorError as exc:  # rated again by its replacement
                                 self._died(self.evaluator, exc)
                             eval_task = None

@@ -22,7 +22,7 @@ from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.buffer import ExperienceBuffer
 from fivestack.system.config import TrainConfig
 from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint, new_run_dir
-from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator
+from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator, progress_ratings, rating_metrics
 from fivestack.system.inference import Inference
 from fivestack.system.optimizer import Optimizer, team_spirit
 from fivestack.system.pool import LATEST, OpponentPool, PastOpponents
@@ -56,7 +56,6 @@ class SerialRunner:
         self.elapsed_before = 0.0
         self.worker_seed = config.run.seed
         self.win_rates: dict[str, float] = {}
-        self.pool_joined = -1  # the last version that joined the opponent pool
         self.rated = -1  # the last version sent to the evaluator
         self.pending_ratings: list[tuple[int, int]] = []  # (version, agent_steps) sent, not yet rated
         self.ratings_state: dict = {}  # the evaluator's state (bots' and versions' ratings), for checkpoints
@@ -94,7 +93,6 @@ class SerialRunner:
             torch.set_rng_state(optim["rng.torch"].to(torch.uint8))
         self.win_rates = state.get("win_rates", {})
         self.pool.load_state_dict(state.get("pool", self.pool.state_dict()))
-        self.pool_joined = int(state.get("pool_joined", -1))
         self.rated = int(state.get("rated", -1))
         self.pending_ratings = [tuple(p) for p in state.get("pending_ratings", [])]
         self.ratings_state = state.get("ratings", {})
@@ -106,7 +104,7 @@ class SerialRunner:
         state = {"optimizer": self.optimizer.scalars(), "buffer": self.buffer.state_dict(),
                  "agent_steps": self.agent_steps, "elapsed": elapsed, "worker_seed": self.worker_seed,
                  "numpy_rng": self.rng.bit_generator.state, "win_rates": self.win_rates,
-                 "pool": self.pool.state_dict(), "pool_joined": self.pool_joined, "rated": self.rated,
+                 "pool": self.pool.state_dict(), "rated": self.rated,
                  "pending_ratings": [list(p) for p in self.pending_ratings], "ratings": self.ratings_state}
         json.dumps(state)  # fail here, not halfway through writing, if something is not JSON
         return self.controller.save(self.optimizer.version, self.policy.state_dict(), optim, state)
@@ -167,6 +165,11 @@ class SerialRunner:
         self.checkpoint(self.elapsed_before)
         return progress
 
+    @property
+    def pool_joined(self) -> int:
+        """The last version that joined the opponent pool."""
+        return self.pool.last_joined
+
     def close(self) -> None:
         if isinstance(self.evaluator, EvaluatorProcess):
             self.evaluator.close()
@@ -197,11 +200,7 @@ class SerialRunner:
         """Add the version to the pool when it crossed a multiple of ``pool.add_every_versions`` (version 0
         joins at once), and send it to the evaluator when it crossed a multiple of ``eval.every_versions``."""
         version = self.optimizer.version
-        every = self.config.pool.add_every_versions
-        if every > 0 and (self.pool_joined < 0 or version // every > self.pool_joined // every):
-            if version not in self.pool.versions:
-                self.pool.add(version, self.policy.state_dict())
-            self.pool_joined = version
+        if self.pool.join_if_due(version, self.policy.state_dict):
             rate_every = self.config.eval.every_versions
             if rate_every and (self.rated < 0 or version // rate_every > self.rated // rate_every):
                 self.rated = version
@@ -249,13 +248,8 @@ class SerialRunner:
                 continue
             record = message["record"]
             self.pending_ratings = [p for p in self.pending_ratings if p[0] != record["version"]]
-            values = {"eval/trueskill_mu": record["mu"], "eval/trueskill_sigma": record["sigma"],
-                      "eval/rated_version": record["version"]}
-            self.win_rates = {"TrueSkill": record["mu"]}  # first, so that a narrow progress bar still shows it
-            for opponent, result in record["opponents"].items():
-                values[f"eval/win_rate_vs_{opponent}"] = result["win_rate"]
-                self.win_rates[opponent] = result["win_rate"]
-            self.controller.log(record["version"], record["agent_steps"], values)
+            self.win_rates = progress_ratings(record)
+            self.controller.log(record["version"], record["agent_steps"], rating_metrics(record))
             records.append(record)
         return records
 
