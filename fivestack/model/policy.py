@@ -32,6 +32,8 @@ FLOAT_HERO_GROUPS = ("unit_rel", "nearby_map", "previous_action")
 MASK_GROUPS = ("primary_mask", "target_mask", "offset_mask")
 INT_GROUPS = ("item_ids", "ability_ids")
 ALL_GROUPS = FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS + MASK_GROUPS + INT_GROUPS
+HEADS = ("primary", "delay", "target", "offset")  # the action heads, as entropy is reported and weighted
+RAW_GROUPS = ("unit_rel",)  # float groups used as the env scales them (unit_rel feeds the target logits directly)
 
 
 @dataclass
@@ -132,7 +134,7 @@ class Policy(nn.Module):
         e, hid = c.unit_embedding, c.element_hidden
         self.norms = nn.ModuleDict({  # keyed "obs_<group>": ModuleDict keys may not shadow its methods
             f"obs_{name}": RunningNorm(shape[-1], c.normalizer_clip)
-            for name, shape in {**sp.TEAM_GROUPS, **sp.HERO_GROUPS}.items()
+            for name, shape in {**sp.TEAM_GROUPS, **sp.HERO_GROUPS}.items() if name not in RAW_GROUPS
         })
         # sets: a shared per-element network, then max-pool
         self.unit_net = mlp([sp.N_UNIT_FEATURES, hid, e])
@@ -172,6 +174,11 @@ class Policy(nn.Module):
         for head in (self.delay_head, self.offset_x, self.offset_y, self.value_head, self.win_head):
             nn.init.normal_(head.weight, std=0.01)
             nn.init.zeros_(head.bias)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """As nn.Module's, accepting checkpoints written before ``unit_rel`` stopped being normalised."""
+        state_dict = {k: v for k, v in state_dict.items() if not k.startswith("norms.obs_unit_rel.")}
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     # ------------------------------------------------------------------ state
     def initial_state(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -230,12 +237,13 @@ class Policy(nn.Module):
 
     # ------------------------------------------------------------------ heads
     def heads(self, core: torch.Tensor, units: "PackedUnits", unit_rel: torch.Tensor, masks: dict[str, torch.Tensor],
-              actions: torch.Tensor | None, generator: torch.Generator | None = None):
+              actions: torch.Tensor | None, generator: torch.Generator | None = None, greedy: bool = False):
         """Sample (``actions`` None) or score given actions, for N = B x K replicas.
 
         core (N, H); units: the seen units of B team-steps, shared by a team's K replicas; unit_rel (N, 189, 4).
-        Returns actions (N, 5), log-probability (N,), entropy (N,), value (N,), win logit (N,), and which
-        parameters the action uses (N, 2): [target, offset]."""
+        Returns actions (N, 5), log-probability (N,), entropy per head (N, 4) in ``HEADS`` order (a parameter
+        head the action does not use contributes 0), value (N,), win logit (N,), and which parameters the
+        action uses (N, 2): [target, offset]."""
         n_rows = core.shape[0]
         b = units.n_batch
         k = n_rows // b
@@ -246,7 +254,14 @@ class Policy(nn.Module):
         primary_dist = torch.distributions.Categorical(logits=primary_logits)
         delay_dist = torch.distributions.Categorical(logits=self.delay_head(core))
         sample = actions is None
-        primary = torch.multinomial(primary_dist.probs, 1, generator=generator).squeeze(-1) if sample else actions[:, 0]
+
+        def draw(dist: torch.distributions.Categorical) -> torch.Tensor:
+            """The most likely choice (greedy play) or a sample."""
+            if greedy:
+                return dist.probs.argmax(-1)
+            return torch.multinomial(dist.probs, 1, generator=generator).squeeze(-1)
+
+        primary = draw(primary_dist) if sample else actions[:, 0]
         cond = F.relu(self.conditioned(torch.cat([core, self.action_embed(primary)], -1)))
         # attention over the team's unit embeddings; gating the keys per action = gating the query
         query = self.target_query(cond) * torch.sigmoid(self.target_gate(primary)) * 2.0  # (N, E)
@@ -259,17 +274,14 @@ class Policy(nn.Module):
         oy_dist = torch.distributions.Categorical(logits=self.offset_y(cond))
         uses_offset = masks["offset_mask"].bool()[rows, primary]
         if sample:
-            delay = torch.multinomial(delay_dist.probs, 1, generator=generator).squeeze(-1)
-            target = torch.multinomial(target_dist.probs, 1, generator=generator).squeeze(-1)
-            ox = torch.multinomial(ox_dist.probs, 1, generator=generator).squeeze(-1)
-            oy = torch.multinomial(oy_dist.probs, 1, generator=generator).squeeze(-1)
+            delay, target, ox, oy = draw(delay_dist), draw(target_dist), draw(ox_dist), draw(oy_dist)
             actions = torch.stack([primary, delay, target, ox, oy], -1)
         t_used, o_used = uses_target.float(), uses_offset.float()
         log_prob = (primary_dist.log_prob(actions[:, 0]) + delay_dist.log_prob(actions[:, 1])
                     + t_used * target_dist.log_prob(actions[:, 2])
                     + o_used * (ox_dist.log_prob(actions[:, 3]) + oy_dist.log_prob(actions[:, 4])))
-        entropy = (primary_dist.entropy() + delay_dist.entropy() + t_used * target_dist.entropy()
-                   + o_used * (ox_dist.entropy() + oy_dist.entropy()))
+        entropy = torch.stack([primary_dist.entropy(), delay_dist.entropy(), t_used * target_dist.entropy(),
+                               o_used * (ox_dist.entropy() + oy_dist.entropy())], -1)  # (N, heads), HEADS order
         value = self.value_head(core).squeeze(-1)
         win_logit = self.win_head(core).squeeze(-1)
         return actions, log_prob, entropy, value, win_logit, torch.stack([t_used, o_used], -1)
@@ -285,14 +297,15 @@ class Policy(nn.Module):
         return h, (h, c)
 
     def act(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,
-            generator: torch.Generator | None = None):
-        """One rollout step for T teams x K heroes: sampled actions (T, K, 5), log-probs, values, new state."""
+            generator: torch.Generator | None = None, greedy: bool = False):
+        """One rollout step for T teams x K heroes: sampled actions (T, K, 5) (the most likely ones when
+        ``greedy``), log-probs, values, new state."""
         features, units = self.encode(obs, hero_slots)
         t, k = features.shape[:2]
         core, state = self.core_step(features, state, first)
         masks = {name: obs[name].flatten(0, 1) for name in MASK_GROUPS}
         actions, log_prob, _, value, win_logit, _ = self.heads(core, units, obs["unit_rel"].flatten(0, 1), masks,
-                                                               None, generator)
+                                                               None, generator, greedy)
         return (actions.view(t, k, 5), log_prob.view(t, k), value.view(t, k), torch.sigmoid(win_logit).view(t, k),
                 state)
 
@@ -301,7 +314,8 @@ class Policy(nn.Module):
         """Score stored actions over L steps from the stored start state (truncated BPTT).
 
         Batch-first: obs groups are (T, L, ...), first (T, L), hero_slots (T, K), actions (T, L, K, 5), state
-        ((T*K, H), (T*K, H)). Returns log_prob, entropy, value, win_logit (T, L, K) and used (T, L, K, 2)."""
+        ((T*K, H), (T*K, H)). Returns log_prob, value, win_logit (T, L, K), entropy per head (T, L, K, 4) and
+        used (T, L, K, 2)."""
         t, steps = first.shape
         flat = {name: value.flatten(0, 1) for name, value in obs.items()}
         features, units = self.encode(flat, hero_slots.repeat_interleave(steps, 0))
@@ -316,7 +330,7 @@ class Policy(nn.Module):
         _, log_prob, entropy, value, win_logit, used = self.heads(core, units, flat["unit_rel"].flatten(0, 1),
                                                                   masks, actions.reshape(-1, 5))
         shape = (t, steps, k)
-        return (log_prob.view(shape), entropy.view(shape), value.view(shape), win_logit.view(shape),
+        return (log_prob.view(shape), entropy.view(*shape, len(HEADS)), value.view(shape), win_logit.view(shape),
                 used.view(*shape, 2))
 
 
@@ -324,4 +338,4 @@ def parameter_count(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-__all__ = ["Policy", "PolicyConfig", "RunningNorm", "ALL_GROUPS", "parameter_count", "N_UNIT_SLOTS"]
+__all__ = ["Policy", "PolicyConfig", "RunningNorm", "ALL_GROUPS", "HEADS", "parameter_count", "N_UNIT_SLOTS"]

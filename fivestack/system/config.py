@@ -50,7 +50,12 @@ class PPOConfig:
     adam_beta1: float = 0.9
     adam_beta2: float = 0.999
     clip: float = 0.2
-    entropy: float = 0.01
+    # entropy bonus weight per action head (paper: one weight, 0.01, on the summed entropy); a head's
+    # entropy counts only on the steps whose action uses it
+    entropy_primary: float = 0.01
+    entropy_delay: float = 0.01
+    entropy_target: float = 0.01
+    entropy_offset: float = 0.01
     value_weight: float = 1.0
     win_weight: float = 0.1  # auxiliary win-probability head (a small weight, as in the paper)
     gae_lambda: float = 0.95
@@ -60,7 +65,7 @@ class PPOConfig:
     team_spirit_versions: int = 2000  # versions over which team spirit anneals start -> end
     batch_samples: int = 32  # ours; team-samples of 16 steps per gradient step (paper: 120 per GPU)
     epochs: int = 1  # passes over each segment (sample reuse ~1, as in the paper)
-    steps_per_version: int = 1  # ours; paper 32 gradient steps per published version
+    steps_per_version: int = 32  # paper: 32 gradient steps per published version
     grad_clip: float = 5.0  # per-parameter clip to +-5 sqrt(v)
     max_staleness: int = 8  # drop samples older than this many versions
 
@@ -70,12 +75,12 @@ class PoolConfig:
     past_fraction: float = 0.2  # paper: 20% of games against a past version
     learning_rate: float = 0.01  # paper: eta, the opponent-quality learning rate
     add_every_versions: int = 10  # paper: the current agent joins the pool every 10 versions
-    cache_size: int = 4  # ours: past policies kept in memory at once per rollout worker
+    cache_size: int = 4  # ours: past policies kept in memory per rollout worker, beyond those in play
 
 
 @dataclass
 class EvalConfig:
-    every_versions: int = 200  # rate a version this often (a multiple of pool.add_every_versions); 0 = never
+    every_versions: int = 20  # rate a version this often (a multiple of pool.add_every_versions); 0 = never
     games: int = 20  # ours: games per rated version (paper ~750)
     opponents: tuple[str, ...] = ("random", "scripted-weak", "scripted")  # the bots of the reference pool
     near_points: float = 10.0  # paper: prefer references within ~10 TrueSkill points (15-85% win rates)

@@ -10,10 +10,12 @@ from fivestack.system.messages import InferenceRequest, InferenceResult
 
 
 class Inference:
-    """Holds a policy at a known version; ``value_scale`` turns normalised values back into reward units."""
+    """Holds a policy at a known version; ``value_scale`` turns normalised values back into reward units.
+    ``greedy`` plays each head's most likely choice instead of sampling (evaluation only)."""
 
-    def __init__(self, policy: Policy, seed: int = 0):
+    def __init__(self, policy: Policy, seed: int = 0, greedy: bool = False):
         self.policy = policy
+        self.greedy = greedy
         self.version = 0
         self.value_scale = 1.0
         self.generator = torch.Generator().manual_seed(seed)
@@ -28,7 +30,8 @@ class Inference:
         obs = {k: torch.from_numpy(v) for k, v in request.obs.items()}
         state = (torch.from_numpy(request.state[0]), torch.from_numpy(request.state[1]))
         actions, log_prob, value, win_prob, (h, c) = self.policy.act(
-            obs, state, torch.from_numpy(request.first), torch.from_numpy(request.hero_slots), self.generator)
+            obs, state, torch.from_numpy(request.first), torch.from_numpy(request.hero_slots), self.generator,
+            self.greedy)
         return InferenceResult(actions=actions.numpy(), log_prob=log_prob.numpy(),
                                value=value.numpy() * self.value_scale, win_prob=win_prob.numpy(),
                                state=(h.numpy(), c.numpy()), version=self.version)

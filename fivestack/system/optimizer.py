@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch.nn import functional as F
 
-from fivestack.model.policy import Policy
+from fivestack.model.policy import HEADS, Policy
 from fivestack.rl.gae import gamma_from_horizon
 from fivestack.rl.normalize import RunningStd
 from fivestack.rl.optim import clip_by_adam_second_moment
@@ -26,6 +26,7 @@ class Optimizer:
         self.adam = torch.optim.Adam(policy.parameters(), lr=config.learning_rate,
                                      betas=(config.adam_beta1, config.adam_beta2), eps=1e-5)
         self.return_std = RunningStd(gamma_from_horizon(config.horizon_seconds))
+        self.entropy_weights = torch.tensor([getattr(config, f"entropy_{name}") for name in HEADS])
         self.version = 0
         self.grad_steps = 0
         # In a pool of optimizers (``distributed.GradientSync``): union-batch advantage statistics and averaged
@@ -56,9 +57,10 @@ class Optimizer:
         returns = torch.from_numpy(batch.returns) / self.value_scale
         pg_loss, clip_frac = policy_loss(log_prob, torch.from_numpy(batch.log_prob), adv, c.clip)
         v_loss = value_loss(value, returns)
-        ent = entropy.mean()
+        head_entropy = entropy.flatten(0, -2).mean(0)  # (heads,), mean over every step and hero
+        ent = (head_entropy * self.entropy_weights).sum()
         win_loss = F.binary_cross_entropy_with_logits(win_logit, torch.from_numpy(batch.win_target))
-        loss = pg_loss + c.value_weight * v_loss - c.entropy * ent + c.win_weight * win_loss
+        loss = pg_loss + c.value_weight * v_loss - ent + c.win_weight * win_loss
         self.adam.zero_grad(set_to_none=True)
         loss.backward()
         if self.sync is not None:
@@ -70,7 +72,13 @@ class Optimizer:
             self.version += 1
         with torch.no_grad():
             approx_kl = masked_mean(torch.from_numpy(batch.log_prob) - log_prob, None)
-        return {"loss/policy": pg_loss.item(), "loss/value": v_loss.item(), "loss/entropy": ent.item(),
+        per_head = {f"entropy/{name}": float(value) for name, value in zip(HEADS, head_entropy.detach())}
+        used_t, used_o = used[..., 0].detach(), used[..., 1].detach()
+        # a parameter head's entropy over the steps whose action uses it
+        per_head["entropy/target_when_used"] = float(entropy[..., 2].detach().sum() / used_t.sum().clamp_min(1))
+        per_head["entropy/offset_when_used"] = float(entropy[..., 3].detach().sum() / used_o.sum().clamp_min(1))
+        return {**per_head, "loss/policy": pg_loss.item(), "loss/value": v_loss.item(),
+                "loss/entropy_bonus": ent.item(),
                 "loss/win": win_loss.item(), "loss/total": loss.item(), "ppo/clip_fraction": clip_frac.item(),
                 "ppo/approx_kl": float(approx_kl), "ppo/grad_clipped_fraction": grad_clipped,
                 "ppo/target_used": float(used[..., 0].mean()), "ppo/offset_used": float(used[..., 1].mean()),

@@ -147,7 +147,10 @@ class OpponentPool:
 class PastOpponents:
     """What a rollout worker needs from the pool: an opponent for each new game, and a policy per version.
 
-    Past policies are built lazily and kept in a small LRU cache; each acts with its own sampling generator.
+    Past policies are built lazily and kept in an LRU cache of ``pool.cache_size`` policies that never
+    evicts a version still in play (the worker says which with ``in_play``): a past version's weights are read
+    once when its first game starts, not once per step. Each acts with its own sampling generator.
+    ``loads`` counts the weights read.
     """
 
     def __init__(self, pool: OpponentPool, policy_config: PolicyConfig, seed: int = 0,
@@ -157,9 +160,15 @@ class PastOpponents:
         self.seed = seed
         self.load_weights = load_weights or pool.weights  # the ray runner serves them from its controller
         self._cache: OrderedDict[int, Inference] = OrderedDict()
+        self._in_play: set[int] = set()
+        self.loads = 0
 
     def choose_opponent(self, rng: np.random.Generator) -> int:
         return self.pool.choose_opponent(rng)
+
+    def in_play(self, versions) -> None:
+        """The past versions the worker's games are playing now: the cache keeps them whatever its size."""
+        self._in_play = {int(v) for v in versions}
 
     def inference(self, version: int) -> Callable[[InferenceRequest], InferenceResult]:
         if version in self._cache:
@@ -167,10 +176,12 @@ class PastOpponents:
             return self._cache[version]
         policy = Policy(self.policy_config)
         policy.load_state_dict(self.load_weights(version))
+        self.loads += 1
         policy.eval()
         infer = Inference(policy, seed=self.seed + version)
         infer.version = version
         self._cache[version] = infer
-        while len(self._cache) > max(self.pool.config.cache_size, 1):
-            self._cache.popitem(last=False)
+        evictable = [v for v in self._cache if v not in self._in_play and v != version]  # oldest use first
+        for old in evictable[:max(len(self._cache) - max(self.pool.config.cache_size, 1), 0)]:
+            del self._cache[old]
         return infer

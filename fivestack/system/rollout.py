@@ -37,6 +37,8 @@ class OpponentSource(Protocol):
 
     def inference(self, version: int) -> InferenceFn: ...
 
+    def in_play(self, versions: np.ndarray) -> None: ...
+
 
 def active_heroes(mode: str) -> np.ndarray:
     """(2, K) hero indices each team's replicas drive: all five, or the one mid hero in 1v1."""
@@ -44,13 +46,26 @@ def active_heroes(mode: str) -> np.ndarray:
     return np.stack([np.arange(k), HEROES_PER_TEAM + np.arange(k)])
 
 
+# Team groups with a row per hero of the game (all ten): a team sees at most the heroes in play.
+ALL_HEROES_GROUPS = ("heroes", "modifiers", "items", "abilities", "item_ids", "ability_ids")
+
+
 def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.ndarray]:
-    """Env observations (games, 2, ...) / (games, 10, ...) -> team-major (2 games, ...) / (2 games, K, ...)."""
+    """Env observations (games, 2, ...) / (games, 10, ...) -> team-major (2 games, ...) / (2 games, K, ...).
+
+    Groups with a row for each of the ten heroes keep only the 2K heroes in play (in 1v1 mid, 2 of 10): the
+    others' rows are empty (unseen), so the policy's max-pools over heroes, items and abilities give the same
+    result without spending compute and memory on them."""
     out = {}
+    in_play = heroes.reshape(-1)
+    everyone = in_play.size == N_HEROES
     for name in ALL_GROUPS:
         arr = obs[name]
         if name in HERO_AXIS_GROUPS:
             out[name] = arr[:, heroes].reshape(arr.shape[0] * 2, heroes.shape[1], *arr.shape[2:])
+        elif name in ALL_HEROES_GROUPS and not everyone:
+            arr = arr[:, :, in_play]
+            out[name] = arr.reshape(arr.shape[0] * 2, *arr.shape[2:])
         else:
             out[name] = arr.reshape(arr.shape[0] * 2, *arr.shape[2:])
     return out
@@ -89,6 +104,7 @@ class RolloutWorker:
         for g in games:
             self.opponent_version[g] = self.opponents.choose_opponent(self.rng)
             self.opponent_side[g] = self.rng.integers(2)
+        self.opponents.in_play(np.unique(self.opponent_version[self.opponent_version != LATEST]))
 
     def row_owners(self) -> np.ndarray:
         """(T,) the version that plays each team row: LATEST, or the past version of that game."""

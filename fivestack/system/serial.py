@@ -131,22 +131,23 @@ class SerialRunner:
             tau = team_spirit(cfg.ppo, self.optimizer.version)
             batch = self.worker.collect(self.inference, tau)
             t1 = time.monotonic()
-            self.optimizer.observe(batch)
             self.buffer.add(batch)
-            staleness_before = self.buffer.staleness(self.optimizer.version, batch)
             metrics: dict[str, float] = {}
             n_updates = 0
-            for minibatch in self.buffer.minibatches(cfg.ppo.batch_samples, self.optimizer.version, cfg.ppo.epochs,
-                                                     self.rng):
+            for minibatch in self.buffer.minibatches(cfg.ppo.batch_samples, lambda: self.optimizer.version,
+                                                     cfg.ppo.epochs, self.rng):
                 step_metrics = self.optimizer.train(minibatch)
                 for key, value in step_metrics.items():
                     metrics[key] = metrics.get(key, 0.0) + value
                 n_updates += 1
             metrics = {k: v / max(n_updates, 1) for k, v in metrics.items()}
+            # the statistics move after training on the batch, which was collected (and is scored) with the
+            # normalisers and reward scale it was collected with
+            self.optimizer.observe(batch)
             t2 = time.monotonic()
             hero_steps = batch.info["hero_steps"]
             self.agent_steps += hero_steps
-            metrics.update(self._segment_metrics(batch, staleness_before, t1 - t0, t2 - t1, tau))
+            metrics.update(self._segment_metrics(batch, self.buffer.last_staleness, t1 - t0, t2 - t1, tau))
             self._score_past_opponents(batch.info["games"])
             self._versions_joined()
             metrics.update(self.pool.summary())

@@ -75,8 +75,8 @@ def test_latest_vs_latest_share_and_a_corrupted_past_version(tmp_path):
 
 def rollout_config(tmp_path, **overrides):
     sets = [f"run.runs_dir='{tmp_path}'", "run.name='pool'", "game.mode='1v1'", "game.max_seconds=30.0",
-            "rollout.games=4", "ppo.batch_samples=8", "policy.lstm_size=16", "run.torch_threads=1",
-            "eval.every_versions=0"]
+            "rollout.games=4", "ppo.batch_samples=8", "ppo.steps_per_version=1", "policy.lstm_size=16",
+            "run.torch_threads=1", "eval.every_versions=0"]
     return load_config(None, sets + [f"{k}={v}" for k, v in overrides.items()])
 
 
@@ -124,3 +124,38 @@ def test_versions_join_every_ten_and_the_pool_survives_resume(tmp_path):
     resumed.run()
     resumed.close()
     assert resumed.pool.versions[:len(versions)] == versions and len(resumed.pool) > len(versions)
+
+
+def past_opponents_in_play(tmp_path, cache_size: int, n_versions: int = 8):
+    """A worker whose games all play past versions drawn from ``n_versions`` (equal qualities)."""
+    config = rollout_config(tmp_path, **{"pool.past_fraction": 1.0, "pool.cache_size": cache_size,
+                                         "rollout.games": 16, "rollout.segment_steps": 32, "game.max_seconds": 8.0})
+    pool = OpponentPool(config.pool, tmp_path / "pool")
+    for version in range(n_versions):
+        pool.add(version * 10, Policy(config.policy).state_dict())
+    opponents = PastOpponents(pool, config.policy)
+    worker = RolloutWorker(config, seed=5, opponents=opponents)
+    return worker, opponents
+
+
+def test_past_versions_in_play_are_read_from_disk_once(tmp_path):
+    """The cache never evicts a version in play: weights are read when a version starts playing, never per
+    step (before, 8 versions in play and a cache of 4 re-read weights on every step)."""
+    from fivestack.system.inference import Inference
+
+    latest = Inference(Policy(rollout_config(tmp_path).policy), seed=0)
+    worker, opponents = past_opponents_in_play(tmp_path / "big", cache_size=8)
+    worker.collect(latest, team_spirit=0.3)
+    assert len(np.unique(worker.opponent_version)) >= 5  # many versions in play at once
+    after_first = opponents.loads
+    assert after_first <= 8
+    for _ in range(3):  # 8 s games: every game ends and new ones draw again from the 8 versions
+        worker.collect(latest, team_spirit=0.3)
+    assert opponents.loads == after_first  # a cache that holds them: nothing more is read
+
+    worker, opponents = past_opponents_in_play(tmp_path / "small", cache_size=1)
+    games_started = worker.n_games
+    for _ in range(2):
+        games_started += len(worker.collect(latest, team_spirit=0.3).info["games"])
+    # at most one read per game start (about 32 here), not one per version in play per step (over 300)
+    assert opponents.loads <= games_started

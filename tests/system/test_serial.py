@@ -1,0 +1,31 @@
+"""The serial runner's accounting: staleness counts versions, entropy is logged per action head."""
+
+import json
+
+from fivestack.model.policy import HEADS
+from fivestack.system.config import load_config
+from fivestack.system.serial import SerialRunner
+
+
+def test_staleness_counts_the_versions_trained_since_a_sample_was_collected(tmp_path):
+    # 1v1, 2 games: a 32-step segment is 2 samples x 4 teams = 8 samples; 4 per gradient step = 2 steps, and a
+    # version per step, so the second minibatch is trained one version after its samples were collected
+    config = load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='s'", "game.mode='1v1'", "rollout.games=2",
+                                "rollout.segment_steps=32", "ppo.batch_samples=4", "ppo.steps_per_version=1",
+                                "ppo.max_staleness=8", "policy.lstm_size=16", "run.torch_threads=1",
+                                "eval.every_versions=0", "pool.past_fraction=0.0", "run.max_versions=6"])
+    runner = SerialRunner(config)
+    runner.run()
+    runner.close()
+    lines = [json.loads(line) for line in (runner.run_dir / "metrics.jsonl").read_text().splitlines()]
+    segments = [r for r in lines if "staleness/mean" in r]
+    assert len(segments) == 3
+    for record in segments:
+        assert record["staleness/min"] == 0.0 and record["staleness/max"] == 1.0
+        assert record["staleness/mean"] == 0.5
+        for head in HEADS:
+            assert record[f"entropy/{head}"] >= 0.0
+        # an untrained primary head is near uniform over the available actions (at most log 20); delay over 4
+        assert 0.0 < record["entropy/primary"] < 3.0 and abs(record["entropy/delay"] - 1.386) < 0.05
+        # the parameter heads count only when used, so their mean is at most their mean when used
+        assert record["entropy/target"] <= record["entropy/target_when_used"] + 1e-6
