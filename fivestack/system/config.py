@@ -42,6 +42,9 @@ class RolloutConfig:
     games: int = 8  # ours: games per rollout worker on 2 cores
     segment_steps: int = 256  # paper: send data every 256 timesteps
     sample_steps: int = 16  # paper: LSTM unroll of 16 timesteps
+    # timesteps per decision: the policy acts every k-th timestep and heroes keep their orders in between
+    # (paper: 1, an action every 4 frames); segments and samples count decisions, agent-steps count timesteps
+    decision_steps: int = 1
 
 
 @dataclass
@@ -208,7 +211,7 @@ def validate(config: TrainConfig) -> None:
     if r.segment_steps % r.sample_steps != 0:
         raise ConfigError(f"rollout.segment_steps ({r.segment_steps}) must be a multiple of rollout.sample_steps "
                           f"({r.sample_steps})")
-    for section, key in (("rollout", "games"), ("ppo", "batch_samples"), ("ppo", "epochs"), ("ppo", "steps_per_version")):
+    for section, key in (("rollout", "games"), ("rollout", "decision_steps"), ("ppo", "batch_samples"), ("ppo", "epochs"), ("ppo", "steps_per_version")):
         if getattr(getattr(config, section), key) < 1:
             raise ConfigError(f"{section}.{key} must be at least 1")
     for key in ("rollout_workers", "optimizers", "steps_per_version", "buffer_samples"):

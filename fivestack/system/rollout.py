@@ -20,7 +20,7 @@ import numpy as np
 from fivestack.env.batched import BatchedEnv
 from fivestack.env.events import WEIGHT_VECTOR
 from fivestack.game.engine import GameConfig
-from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_EVENTS, N_HEROES
+from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
 from fivestack.model.policy import ALL_GROUPS
 from fivestack.rl.gae import gae, gamma_from_horizon
 from fivestack.rl.rewards import shaped_reward
@@ -83,7 +83,10 @@ class RolloutWorker:
         self.k = self.heroes.shape[1]
         self.n_teams = 2 * self.n_games
         self.hero_slots = np.tile(self.heroes, (self.n_games, 1)).astype(np.int64)  # (T, K)
-        self.gamma = gamma_from_horizon(config.ppo.horizon_seconds)
+        self.decision_steps = config.rollout.decision_steps
+        self.keep_orders = self._env_actions(np.zeros((self.n_teams, self.k, N_ACTION_FIELDS), np.int64))
+        self.keep_orders[..., 2] = -1  # no-ops: every hero keeps its order
+        self.gamma = gamma_from_horizon(config.ppo.horizon_seconds, STEP_SECONDS * self.decision_steps)
         self.next_seed = int(seed) * 1_000_003
         self.obs = self.env.reset(self._take_seeds(self.n_games))
         self.opponent_version = np.full(self.n_games, LATEST, np.int64)  # per game: LATEST or a past version
@@ -132,6 +135,24 @@ class RolloutWorker:
         out[:, self.heroes.reshape(-1)] = actions.reshape(self.n_games, 2 * self.k, N_ACTION_FIELDS)
         return out
 
+    def _play_decision(self, actions: np.ndarray, team_spirit: float, event_sums: np.ndarray):
+        """Play one decision: the actions, then ``rollout.decision_steps - 1`` timesteps in which every hero
+        keeps its order (a no-op continues a move or an attack). Returns the shaped reward summed over those
+        timesteps (T, K), which games terminated or were truncated during them, and the last step's info; a
+        game that ends stays finished (no events) for the rest of the decision."""
+        reward = np.zeros((self.n_teams, self.k), np.float32)
+        terminated = np.zeros(self.n_games, bool)
+        truncated = np.zeros(self.n_games, bool)
+        env_actions = self._env_actions(actions)
+        for step in range(self.decision_steps):
+            self.obs, events, term, trunc, info = self.env.step(env_actions if step == 0 else self.keep_orders)
+            team_events = events[:, self.heroes]  # (games, 2, K, E)
+            event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
+            reward += shaped_reward(team_events, info["seconds"], team_spirit).reshape(self.n_teams, self.k)
+            terminated |= term
+            truncated |= trunc
+        return reward, terminated, truncated, info
+
     def collect(self, infer: InferenceFn, team_spirit: float) -> SampleBatch:
         """Play one segment (``rollout.segment_steps`` steps of every game) and return it as samples."""
         steps, sample_steps = self.config.rollout.segment_steps, self.config.rollout.sample_steps
@@ -168,13 +189,10 @@ class RolloutWorker:
             t1 = time.perf_counter()
             version = result.version if version < 0 else version
             actions[i], log_prob[i], values[i], firsts[i] = result.actions, result.log_prob, result.value, self.first
-            self.obs, events, terminated, truncated, info = self.env.step(self._env_actions(result.actions))
+            reward, terminated, truncated, info = self._play_decision(result.actions, team_spirit, event_sums)
             t2 = time.perf_counter()
             inference_s += t1 - t0
             simulation_s += t2 - t1
-            team_events = events[:, self.heroes]  # (games, 2, K, E)
-            event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
-            reward = shaped_reward(team_events, info["seconds"], team_spirit).reshape(t, k)
             ended = terminated | truncated
             if truncated.any():  # bootstrap a cut-off game from the value of its last observation
                 last = self._act(infer, InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots,
@@ -210,9 +228,9 @@ class RolloutWorker:
         trainable = learner.reshape(-1, self.config.rollout.sample_steps, t).all(axis=1).reshape(-1)
         if not trainable.all():  # drop samples in which a past version played (they are not on-policy)
             samples = samples.select(np.flatnonzero(trainable))
-        samples.info = {"event_sums": event_sums, "hero_steps": steps * t * k, "games": self.results,
+        samples.info = {"event_sums": event_sums, "hero_steps": steps * t * k * self.decision_steps, "games": self.results,
                         "reward_abs_mean": float(np.abs(rewards).mean()), "inference_seconds": inference_s,
-                        "past_opponent_steps": int((~learner).sum()) * k,
+                        "past_opponent_steps": int((~learner).sum()) * k * self.decision_steps,
                         "simulation_seconds": simulation_s}
         self.results = []
         return samples

@@ -2,6 +2,9 @@
 
 import json
 
+import numpy as np
+import pytest
+
 from fivestack.model.policy import HEADS
 from fivestack.system.config import load_config
 from fivestack.system.serial import SerialRunner
@@ -29,3 +32,26 @@ def test_staleness_counts_the_versions_trained_since_a_sample_was_collected(tmp_
         assert 0.0 < record["entropy/primary"] < 3.0 and abs(record["entropy/delay"] - 1.386) < 0.05
         # the parameter heads count only when used, so their mean is at most their mean when used
         assert record["entropy/target"] <= record["entropy/target_when_used"] + 1e-6
+
+
+def test_decision_steps_play_k_timesteps_per_decision_and_count_them(tmp_path):
+    from fivestack.game.layout import STEP_SECONDS
+    from fivestack.model.policy import Policy
+    from fivestack.system.inference import Inference
+    from fivestack.system.rollout import RolloutWorker
+
+    def collect(decision_steps: int):
+        config = load_config(None, ["game.mode='1v1'", "rollout.games=2", "rollout.segment_steps=32",
+                                    f"rollout.decision_steps={decision_steps}", "policy.lstm_size=16"])
+        worker = RolloutWorker(config, seed=1)
+        batch = worker.collect(Inference(Policy(config.policy), seed=0), team_spirit=0.3)
+        return worker, batch
+
+    one, batch_one = collect(1)
+    three, batch_three = collect(3)
+    # the same 32 decisions, samples and actions stored per decision; game time and agent-steps per timestep
+    assert len(batch_one) == len(batch_three) and batch_three.actions.shape == batch_one.actions.shape
+    np.testing.assert_allclose(three.env.game.seconds, 32 * 3 * STEP_SECONDS, rtol=1e-6)
+    np.testing.assert_allclose(one.env.game.seconds, 32 * STEP_SECONDS, rtol=1e-6)
+    assert batch_three.info["hero_steps"] == 3 * batch_one.info["hero_steps"] == 3 * 32 * 4
+    assert three.gamma ** (1 / 3) == pytest.approx(one.gamma, rel=1e-4)  # same horizon in seconds
