@@ -1,76 +1,204 @@
-"""Does it learn? Train from scratch for a wall-clock budget, then play the random and the scripted teams.
+"""Does it learn? Train from scratch for a budget, then play the random and the scripted teams.
 
-    python benchmarks/learn_vs_bots.py --mode 1v1 --minutes 30 --seed 0
-    python benchmarks/learn_vs_bots.py --mode 5v5 --minutes 60 --seed 0
+    python benchmarks/learn_vs_bots.py --mode 1v1 --minutes 30 --seed 0             # wall-clock budget
+    python benchmarks/learn_vs_bots.py --mode 5v5 --agent-steps 20000000 --seed 0   # agent-step budget
+    python benchmarks/learn_vs_bots.py --resume runs/learn-5v5-seed0-1700000000 --agent-steps 40000000
 
 Training uses ``configs/MODE.toml`` (the defaults of ``fivestack.system.config`` otherwise) plus ``--set``
-overrides. Every
-``--curve-minutes`` of training the policy plays ``--curve-games`` games against each team (evaluation time is
-not counted in the training budget); at the end it plays ``--games`` games (default 200) against each.
-Prints one JSON line: agent_steps, the final win rates with 95% Wilson intervals, and the curve.
+overrides. The budget is ``--agent-steps`` when given (training stops between segments once the run has that
+many agent-steps), else ``--minutes`` of training wall-clock. Curve points come every ``--curve-agent-steps``
+(default a tenth of the budget) or every ``--curve-minutes``: at each the policy plays ``--curve-games`` games
+against each team (evaluation time is not counted in the training budget); at the end of the budget it plays
+``--games`` games (default 200) against each. Evaluation games last at most ``--eval-max-minutes`` game
+minutes (default the config's ``eval.max_seconds``); a game not decided by then is a draw. The policy samples
+its actions, or plays its most likely ones with ``--greedy``.
+
+A win rate counts wins only (a draw counts 0), with its 95% Wilson interval; the draw rate, the mean game
+length in game minutes and the evaluation's wall seconds stand beside it.
+
+The benchmark writes its arguments and the curve so far to ``RUN/learn_vs_bots.json`` after every curve point
+(every curve point is also a checkpoint of the run), so a stopped benchmark carries on with ``--resume RUN``:
+the run's own settings (mode, seed, ``--set``) stay as they were; the budget and the evaluation options given
+on the command line replace the saved ones. Progress shows as a bar on stderr and one ``{"progress": ...}``
+line per curve point; the result is one JSON line at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import sys
 import time
 from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from fivestack.system.config import load_config
 from fivestack.system.evaluator import evaluate
 from fivestack.system.serial import SerialRunner
 
+STATE_FILE = "learn_vs_bots.json"
+RUN_SETTINGS = ("mode", "seed", "overrides", "runs_dir")  # fixed when the run starts: --resume cannot change them
 
-def main() -> None:
+
+def build_parser(explicit_only: bool = False) -> argparse.ArgumentParser:
+    """The benchmark's options; with ``explicit_only`` no option has a default, so that parsing says which
+    options the command line gave (on ``--resume`` they replace the saved ones)."""
+
+    def default(value):
+        return argparse.SUPPRESS if explicit_only else value
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mode", default="1v1", choices=["1v1", "5v5"])
-    parser.add_argument("--minutes", type=float, default=30.0, help="training wall-clock budget")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--games", type=int, default=200, help="final evaluation games per opponent")
-    parser.add_argument("--curve-minutes", type=float, default=5.0)
-    parser.add_argument("--curve-games", type=int, default=40)
-    parser.add_argument("--opponents", default="random,scripted")
-    parser.add_argument("--runs-dir", default="runs")
-    parser.add_argument("--set", dest="overrides", action="append", default=[])
-    args = parser.parse_args()
+    parser.add_argument("--mode", default=default("1v1"), choices=["1v1", "5v5"])
+    parser.add_argument("--minutes", type=float, default=default(30.0), help="training wall-clock budget")
+    parser.add_argument("--agent-steps", type=int, default=default(None),
+                        help="training budget in agent-steps (replaces --minutes)")
+    parser.add_argument("--seed", type=int, default=default(0))
+    parser.add_argument("--games", type=int, default=default(200), help="final evaluation games per opponent")
+    parser.add_argument("--curve-minutes", type=float, default=default(5.0))
+    parser.add_argument("--curve-agent-steps", type=int, default=default(None),
+                        help="with --agent-steps: a curve point this often (default a tenth of the budget)")
+    parser.add_argument("--curve-games", type=int, default=default(40))
+    parser.add_argument("--opponents", default=default("random,scripted"))
+    parser.add_argument("--eval-max-minutes", type=float, default=default(None),
+                        help="game-time limit of evaluation games (default: the config's eval.max_seconds)")
+    parser.add_argument("--greedy", action="store_true", default=default(False),
+                        help="evaluate the policy's most likely actions (default: sampled)")
+    parser.add_argument("--runs-dir", default=default("runs"))
+    parser.add_argument("--set", dest="overrides", action="append", default=default([]))
+    parser.add_argument("--resume", default=default(None), help="continue this stopped benchmark run (runs/NAME)")
+    return parser
 
-    name = f"learn-{args.mode}-seed{args.seed}-{int(time.time())}"
-    preset = Path(__file__).resolve().parent.parent / "configs" / f"{args.mode}.toml"
-    config = load_config(preset if preset.is_file() else None, [f"game.mode='{args.mode}'", f"run.seed={args.seed}", f"run.name='{name}'",
-                                f"run.runs_dir='{args.runs_dir}'", "eval.every_versions=0", *args.overrides])
+
+def save_state(run_dir: Path, args: argparse.Namespace, curve: list[dict]) -> None:
+    """``RUN/learn_vs_bots.json``: written whole or not at all."""
+    path = run_dir / STATE_FILE
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"benchmark": "learn_vs_bots", "args": vars(args), "curve": curve}, indent=1))
+    os.replace(tmp, path)
+
+
+def start(argv: list[str] | None) -> tuple[argparse.Namespace, SerialRunner, list[dict]]:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.resume is None:
+        name = f"learn-{args.mode}-seed{args.seed}-{int(time.time())}"
+        preset = Path(__file__).resolve().parent.parent / "configs" / f"{args.mode}.toml"
+        config = load_config(preset if preset.is_file() else None, [
+            f"game.mode='{args.mode}'", f"run.seed={args.seed}", f"run.name='{name}'",
+            f"run.runs_dir='{args.runs_dir}'", "eval.every_versions=0", *args.overrides, "run.minutes=0"])
+        runner = SerialRunner(config)
+        curve: list[dict] = []
+    else:
+        run_dir = Path(args.resume)
+        state_path = run_dir / STATE_FILE
+        if not state_path.is_file():
+            parser.error(f"--resume {run_dir}: no {STATE_FILE} there; give the folder of a learn_vs_bots run "
+                         f"(runs/learn-MODE-seedS-TIME)")
+        saved = json.loads(state_path.read_text())
+        given = vars(build_parser(explicit_only=True).parse_args(argv))
+        for key in RUN_SETTINGS:
+            if key in given and given[key] != saved["args"][key]:
+                parser.error(f"--resume {run_dir}: {key} was {saved['args'][key]!r} for this run and cannot change")
+        args = argparse.Namespace(**{**saved["args"], **given})
+        config = load_config(run_dir / "config.toml")
+        runner = SerialRunner(config, resume=run_dir)
+        curve = saved["curve"]
+        if curve and curve[-1]["agent_steps"] > runner.agent_steps:  # its checkpoint was damaged: an older one
+            kept = [p for p in curve if p["agent_steps"] <= runner.agent_steps]
+            print(f"resuming from {runner.agent_steps} agent-steps: dropping {len(curve) - len(kept)} curve "
+                  f"point(s) made after that checkpoint", file=sys.stderr)
+            curve = kept
+    if args.agent_steps is not None and args.agent_steps < 1:
+        parser.error(f"--agent-steps must be at least 1, got {args.agent_steps}")
+    runner.config.run.minutes = 0.0  # the benchmark keeps its own budget
+    return args, runner, curve
+
+
+def main(argv: list[str] | None = None) -> None:
+    args, runner, curve = start(argv)
+    config = runner.config
+    by_steps = args.agent_steps is not None
+    budget = args.agent_steps if by_steps else args.minutes * 60.0
+    every = (args.curve_agent_steps or max(args.agent_steps // 10, 1)) if by_steps else args.curve_minutes * 60.0
+    eval_max_seconds = args.eval_max_minutes * 60.0 if args.eval_max_minutes is not None else config.eval.max_seconds
+    eval_policy = "greedy" if args.greedy else "sampled"
     opponents = [o for o in args.opponents.split(",") if o]
-    runner = SerialRunner(config)
-    curve = []
-    trained = 0.0
-    segment_minutes = args.curve_minutes
-    while trained < args.minutes - 1e-9:
-        chunk = min(segment_minutes, args.minutes - trained)
-        deadline = time.monotonic() + chunk * 60.0
-        runner.config.run.minutes = 0.0  # the benchmark keeps its own clock
-        runner.run(stop=lambda: time.monotonic() >= deadline)
-        trained += chunk
-        point = {"minutes": round(trained, 2), "agent_steps": runner.agent_steps, "version": runner.optimizer.version}
-        final = trained >= args.minutes - 1e-9
-        for opponent in opponents:
-            result = evaluate(runner.policy, opponent, args.games if final else args.curve_games, args.mode,
-                              config.eval.max_seconds, seed=10_000 + int(trained * 100))
-            point[f"win_rate_vs_{opponent}"] = round(result.win_rate, 4)
-            point[f"ci95_vs_{opponent}"] = [round(result.ci95[0], 4), round(result.ci95[1], 4)]
-            point[f"games_vs_{opponent}"] = result.games
-            point[f"minutes_per_game_vs_{opponent}"] = round(result.mean_minutes, 2)
-        curve.append(point)
-        print(json.dumps({"progress": point}), flush=True)
+    save_state(runner.run_dir, args, curve)
+
+    def done() -> float:
+        return runner.agent_steps if by_steps else runner.elapsed_before
+
+    def reached() -> bool:
+        return done() >= budget - (0 if by_steps else 1e-6)
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                   TextColumn("{task.completed:,.0f}/{task.total:,.0f} " + ("agent-steps" if by_steps else "s")),
+                   TimeElapsedColumn(), console=Console(stderr=True), transient=False)
+    with bar:
+        task = bar.add_task("training", total=budget, completed=done())
+        while True:
+            if not reached():
+                if config.run.max_versions and runner.optimizer.version >= config.run.max_versions:
+                    sys.exit(f"the run reached run.max_versions={config.run.max_versions} before the budget; "
+                             f"resume with --set run.max_versions=0 or a smaller budget")
+                mark = min((math.floor(done() / every + 1e-9) + 1) * every, budget)
+                bar.update(task, description="training")
+                if by_steps:
+                    stop = lambda: runner.agent_steps >= mark  # noqa: E731
+                else:
+                    deadline = time.monotonic() + mark - runner.elapsed_before
+                    stop = lambda: time.monotonic() >= deadline  # noqa: E731
+                runner.run(on_progress=lambda p: bar.update(task, completed=done()), stop=stop)
+                bar.update(task, completed=done())
+            final = reached()
+            if curve and curve[-1]["agent_steps"] == runner.agent_steps:
+                # this point was evaluated before a stop: keep it unless it must now be the (bigger) final one
+                last = curve[-1]
+                if not final or (last.get("final") and last.get("eval_games") == args.games
+                                 and last.get("eval_policy") == eval_policy):
+                    if final:
+                        break
+                    continue
+                curve.pop()
+            games = args.games if final else args.curve_games
+            point = {"agent_steps": runner.agent_steps, "version": runner.optimizer.version,
+                     "train_seconds": round(runner.elapsed_before, 1),
+                     "minutes": round(runner.elapsed_before / 60.0, 2), "final": final, "eval_games": games,
+                     "eval_policy": eval_policy}
+            eval_seconds = 0.0
+            for opponent in opponents:
+                bar.update(task, description=f"evaluating vs {opponent} ({games} games)")
+                result = evaluate(runner.policy, opponent, games, config.game.mode, eval_max_seconds,
+                                  seed=10_000 + args.seed, greedy=args.greedy)
+                point[f"win_rate_vs_{opponent}"] = round(result.win_rate, 4)
+                point[f"ci95_vs_{opponent}"] = [round(result.ci95[0], 4), round(result.ci95[1], 4)]
+                point[f"draw_rate_vs_{opponent}"] = round(result.draw_rate, 4)
+                point[f"games_vs_{opponent}"] = result.games
+                point[f"minutes_per_game_vs_{opponent}"] = round(result.mean_minutes, 2)
+                point[f"eval_seconds_vs_{opponent}"] = round(result.seconds, 1)
+                eval_seconds += result.seconds
+            point["eval_seconds"] = round(eval_seconds, 1)
+            curve.append(point)
+            save_state(runner.run_dir, args, curve)
+            print(json.dumps({"progress": point}), flush=True)
+            if final:
+                break
+        bar.update(task, description="done")
     runner.close()
     last = curve[-1]
-    out = {"benchmark": "learn_vs_bots", "mode": args.mode, "seed": args.seed, "train_minutes": args.minutes,
-           "agent_steps": runner.agent_steps, "version": runner.optimizer.version, "run": str(runner.run_dir),
-           "cpu_cores": os.cpu_count()}
+    out = {"benchmark": "learn_vs_bots", "mode": config.game.mode, "seed": args.seed,
+           "budget": {"agent_steps": args.agent_steps} if by_steps else {"minutes": args.minutes},
+           "agent_steps": runner.agent_steps, "train_seconds": round(runner.elapsed_before, 1),
+           "version": runner.optimizer.version, "run": str(runner.run_dir), "eval_policy": eval_policy,
+           "eval_max_minutes": round(eval_max_seconds / 60.0, 2), "cpu_cores": os.cpu_count()}
     for opponent in opponents:
-        out[f"win_rate_vs_{opponent}"] = last[f"win_rate_vs_{opponent}"]
-        out[f"ci95_vs_{opponent}"] = last[f"ci95_vs_{opponent}"]
-        out[f"games_vs_{opponent}"] = last[f"games_vs_{opponent}"]
+        for key in ("win_rate", "ci95", "draw_rate", "games", "minutes_per_game", "eval_seconds"):
+            out[f"{key}_vs_{opponent}"] = last[f"{key}_vs_{opponent}"]
+    out["eval_seconds"] = last["eval_seconds"]
     out["curve"] = curve
     print(json.dumps(out))
 

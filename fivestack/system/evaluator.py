@@ -7,7 +7,9 @@ TrueSkill ratings against a pool of frozen references (``fivestack.system.rating
     EvaluatorProcess    runs a RatingEvaluator in its own process, so that rating never stalls training:
                         the runner submits versions and polls for ratings (JSON messages only).
 
-Every match plays half its games as Radiant and half as Dire.
+Every match plays half its games as Radiant and half as Dire, all of them at once in one batched env
+(``play_games``). ``evaluate`` counts wins only (a draw, a game the time limit ended, counts 0) and reports the
+draw share beside the win rate; TrueSkill ratings take a draw as a draw (score 0.5).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import math
 import multiprocessing as mp
 import queue
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -27,7 +30,7 @@ from fivestack.bots.agents import TeamAgent, make_agent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import HEROES_PER_TEAM
-from fivestack.model.policy import Policy, PolicyConfig
+from fivestack.model.policy import ALL_GROUPS, Policy, PolicyConfig
 from fivestack.system.inference import Inference, initial_state
 from fivestack.system.config import TrainConfig, from_dict
 from fivestack.system.messages import InferenceRequest, InferenceResult
@@ -37,7 +40,7 @@ from fivestack.system.rollout import active_heroes, team_view
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate (draws count half, as in ``wins``)."""
+    """95% Wilson score interval of a win rate ``wins / games``."""
     if games == 0:
         return 0.0, 1.0
     p = wins / games
@@ -48,35 +51,52 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
 
 
 class PolicyTeamAgent:
-    """A team driven by a policy, with the TeamAgent interface (``act(env) -> (games, 5, 5)``)."""
+    """A team driven by a policy, with the TeamAgent interface (``act(env) -> (games, 5, 5)``).
 
-    def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0):
+    ``act(env, games)`` runs the policy for the listed games only (the others get no-ops, and their LSTM state
+    stays as it was): a wide evaluation gives each agent just the games where it plays this side and that are
+    still running. ``greedy`` plays each action head's most likely choice instead of sampling."""
+
+    def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0, greedy: bool = False):
         self.team = team
-        self.inference = Inference(policy, seed)
+        self.inference = Inference(policy, seed, greedy=greedy)
         self.mode = mode
         self.heroes = active_heroes(mode)[team]
         self.k = len(self.heroes)
         self.state = None
         self.first = None
-        # The policy's outputs for the last ``act`` call (value, win probability, actions per active hero),
-        # kept so that a replay can record what the agents thought.
+        # The policy's outputs for the last ``act`` call (value, win probability, actions per active hero, for the
+        # games it acted for), kept so that a replay can record what the agents thought.
         self.last_result: InferenceResult | None = None
 
-    def act(self, env: BatchedEnv) -> np.ndarray:
+    def act(self, env: BatchedEnv, games: np.ndarray | None = None) -> np.ndarray:
         n = env.n_games
-        if self.state is None:
+        if self.state is None or self.first.shape[0] != n:
             self.state = initial_state(n * self.k, self.inference.policy.config.lstm_size)
             self.first = np.ones(n, np.float32)
-        view = team_view(env.obs, active_heroes(self.mode))
-        mine = {name: arr.reshape(n, 2, *arr.shape[1:])[:, self.team] for name, arr in view.items()}
-        slots = np.tile(self.heroes, (n, 1)).astype(np.int64)
-        result = self.inference(InferenceRequest(mine, slots, self.state, self.first))
-        self.state = result.state
-        self.first = np.zeros(n, np.float32)
-        self.last_result = result
         out = np.zeros((n, HEROES_PER_TEAM, 5), np.int64)
         out[..., 2] = -1
-        out[:, self.heroes - self.team * HEROES_PER_TEAM] = result.actions
+        rows = np.arange(n) if games is None else np.asarray(games, np.int64).reshape(-1)
+        m = rows.size
+        if m == 0:
+            return out
+        obs = env.obs if m == n else {name: env.obs[name][rows] for name in ALL_GROUPS}
+        view = team_view(obs, active_heroes(self.mode))
+        mine = {name: arr.reshape(m, 2, *arr.shape[1:])[:, self.team] for name, arr in view.items()}
+        slots = np.tile(self.heroes, (m, 1)).astype(np.int64)
+        if m == n:
+            state, first = self.state, self.first
+        else:
+            lstm_rows = (rows[:, None] * self.k + np.arange(self.k)).reshape(-1)
+            state, first = (self.state[0][lstm_rows], self.state[1][lstm_rows]), self.first[rows]
+        result = self.inference(InferenceRequest(mine, slots, state, first))
+        if m == n:
+            self.state = result.state
+        else:
+            self.state[0][lstm_rows], self.state[1][lstm_rows] = result.state
+        self.first[rows] = 0.0
+        self.last_result = result
+        out[np.ix_(rows, self.heroes - self.team * HEROES_PER_TEAM)] = result.actions
         return out
 
 
@@ -84,46 +104,128 @@ AgentFactory = Callable[[int], TeamAgent]  # side (0 Radiant, 1 Dire) -> the tea
 
 
 @dataclass
-class EvalResult:
-    opponent: str
-    games: int
-    wins: float  # a truncated game counts half
-    win_rate: float
-    ci95: tuple[float, float]
-    mean_minutes: float
+class GameResults:
+    """Per game of a match of A against B: the side A played, the winner (0 Radiant, 1 Dire, -1 none: the time
+    limit ended it) and the length in game minutes."""
+
+    a_side: np.ndarray  # int (games,)
+    winner: np.ndarray  # int (games,)
+    minutes: np.ndarray  # float (games,)
+
+    @property
+    def wins(self) -> np.ndarray:
+        return self.winner == self.a_side
+
+    @property
+    def draws(self) -> np.ndarray:
+        return self.winner < 0
+
+    @property
+    def scores(self) -> np.ndarray:
+        """A's score per game as TrueSkill takes it: 1 win, 0 loss, 0.5 draw."""
+        return np.where(self.draws, 0.5, self.wins.astype(float))
+
+
+def _act(agent: TeamAgent, env: BatchedEnv, games: np.ndarray) -> np.ndarray:
+    """The agent's actions for all games; a policy only computes those it is asked for."""
+    if isinstance(agent, PolicyTeamAgent):
+        return agent.act(env, games)
+    return agent.act(env)
 
 
 @torch.no_grad()
+def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
+               seed: int = 0) -> GameResults:
+    """Play ``games`` full games of A against B in one batched env: games ``0 .. n_a - 1`` (``n_a`` = half,
+    rounded up) with A as Radiant, the rest with A as Dire, all at once until every game has ended (by a win
+    or the time limit ``max_seconds``); finished games are not restarted.
+
+    Each side has its own A agent and B agent (bots are built for a side); per game, the side's actions come
+    from whichever of the two plays it there. A policy runs only for its own running games; a bot acts on the
+    whole env and its actions for other games are dropped. Deterministic for a given seed."""
+    n_a = games - games // 2
+    a_side = (np.arange(games) >= n_a).astype(np.int64)
+    base = seed * 10_000
+    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds))
+    env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64))
+    # agents[(who, side)]: who 0 = A, 1 = B; only those that play somewhere
+    agents = {}
+    for side in (0, 1):
+        a_plays = np.flatnonzero(a_side == side)
+        b_plays = np.flatnonzero(a_side != side)
+        if a_plays.size:
+            agents[0, side] = (agent_a(side), a_plays)
+        if b_plays.size:
+            agents[1, side] = (agent_b(side), b_plays)
+    winner = np.full(games, -1, np.int64)
+    minutes = np.zeros(games)
+    finished = np.zeros(games, bool)
+    actions = np.zeros((games, 2 * HEROES_PER_TEAM, 5), np.int64)
+    while not finished.all():
+        actions[:] = 0
+        actions[..., 2] = -1
+        for (_, side), (agent, plays) in agents.items():
+            rows = plays[~finished[plays]]
+            if rows.size == 0:
+                continue
+            team = slice(side * HEROES_PER_TEAM, (side + 1) * HEROES_PER_TEAM)
+            actions[rows, team] = _act(agent, env, rows)[rows]
+        _, _, terminated, truncated, info = env.step(actions)
+        ended = (terminated | truncated) & ~finished
+        winner[ended] = np.where(truncated[ended], -1, info["winner"][ended])
+        minutes[ended] = info["seconds"][ended] / 60.0
+        finished |= ended
+    return GameResults(a_side, winner, minutes)
+
+
 def play_scores(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
                 seed: int = 0) -> tuple[list[float], list[float]]:
-    """Play ``games`` full games of A against B, half with A as Radiant; A's score per game (1 win, 0 loss,
-    0.5 when the time limit ends it) and each game's length in minutes."""
-    scores, minutes = [], []
-    for side, n in ((0, games - games // 2), (1, games // 2)):
-        if n == 0:
-            continue
-        env = BatchedEnv(n, GameConfig(mode=mode, max_seconds=max_seconds))
-        env.reset(seed * 10_000 + side * 1_000)
-        a, b = agent_a(side), agent_b(1 - side)
-        finished = np.zeros(n, bool)
-        while not finished.all():
-            acts = [a.act(env), b.act(env)]
-            _, _, terminated, truncated, info = env.step(np.concatenate(acts if side == 0 else acts[::-1], axis=1))
-            for g in np.flatnonzero((terminated | truncated) & ~finished):
-                winner = int(info["winner"][g])
-                scores.append(0.5 if winner < 0 else float(winner == side))
-                minutes.append(float(info["seconds"][g]) / 60.0)
-            finished |= terminated | truncated
-    return scores, minutes
+    """Play ``games`` full games of A against B (``play_games``); A's score per game (1 win, 0 loss, 0.5 a
+    draw: the time limit ended it), as TrueSkill takes it, and each game's length in minutes."""
+    result = play_games(agent_a, agent_b, games, mode, max_seconds, seed)
+    return result.scores.tolist(), result.minutes.tolist()
 
 
-def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0) -> EvalResult:
-    """Play ``games`` full games (half as each side) of ``policy`` against a bot and count the policy's wins."""
-    scores, minutes = play_scores(lambda side: PolicyTeamAgent(side, policy, mode, seed),
-                                  lambda side: make_agent(opponent, side, seed + 1), games, mode, max_seconds, seed)
-    wins = float(sum(scores))
+@dataclass
+class EvalResult:
+    """A policy against a bot. ``win_rate`` counts wins only (a draw, that is a game the time limit ended, counts
+    0), with its 95% Wilson interval; ``draw_rate`` beside it."""
+
+    opponent: str
+    games: int
+    wins: int
+    win_rate: float
+    ci95: tuple[float, float]
+    draws: int
+    draw_rate: float
+    mean_minutes: float  # mean game length in game minutes
+    seconds: float  # wall-clock seconds the evaluation took
+    greedy: bool = False
+    games_as_radiant: int = 0
+    wins_as_radiant: int = 0
+
+    def to_dict(self) -> dict:
+        return {"opponent": self.opponent, "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
+                "ci95": list(self.ci95), "draws": self.draws, "draw_rate": self.draw_rate,
+                "mean_minutes": self.mean_minutes, "seconds": self.seconds,
+                "eval_policy": "greedy" if self.greedy else "sampled", "games_as_radiant": self.games_as_radiant,
+                "wins_as_radiant": self.wins_as_radiant}
+
+
+def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0,
+             greedy: bool = False) -> EvalResult:
+    """Play ``games`` full games (half as each side, all in one batched env) of ``policy`` against a bot and
+    count the policy's wins; ``greedy`` plays its most likely actions rather than sampling them."""
+    start = time.monotonic()
+    result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy),
+                        lambda side: make_agent(opponent, side, seed + 1 + 2 * side), games, mode, max_seconds, seed)
+    seconds = time.monotonic() - start
+    wins, draws = int(result.wins.sum()), int(result.draws.sum())
     low, high = wilson_interval(wins, games)
-    return EvalResult(opponent, games, wins, wins / games, (low, high), float(np.mean(minutes)))
+    radiant = result.a_side == 0
+    return EvalResult(opponent, games, wins, wins / games, (low, high), draws, draws / games,
+                      float(result.minutes.mean()), seconds, greedy, int(radiant.sum()),
+                      int(result.wins[radiant].sum()))
 
 
 def parse_run_agent(spec: str) -> tuple[Path, int | None]:
@@ -216,12 +318,14 @@ class RatingEvaluator:
             n = games // len(opponents) + (1 if i < games % len(opponents) else 0)
             if n == 0:
                 continue
-            scores, minutes = play_scores(self.agent(name, seed), self.agent(opponent, seed + 1), n, self.mode,
-                                          self.max_seconds, seed + 97 * i)
-            rating = self.references.rate(rating, [(opponent, s) for s in scores])
-            low, high = wilson_interval(sum(scores), n)
-            per_opponent[opponent] = {"games": n, "win_rate": sum(scores) / n, "ci95": [low, high],
-                                      "minutes": float(np.mean(minutes))}
+            match = play_games(self.agent(name, seed), self.agent(opponent, seed + 1), n, self.mode,
+                               self.max_seconds, seed + 97 * i)
+            scores = match.scores
+            rating = self.references.rate(rating, [(opponent, float(s)) for s in scores])
+            low, high = wilson_interval(float(scores.sum()), n)
+            # win_rate is the TrueSkill score here (a draw counts half); draw_rate says how much of it is draws
+            per_opponent[opponent] = {"games": n, "win_rate": float(scores.sum()) / n, "ci95": [low, high],
+                                      "draw_rate": float(match.draws.mean()), "minutes": float(match.minutes.mean())}
         return rating, per_opponent
 
     def calibrate_bots(self) -> dict[str, Rating]:

@@ -57,3 +57,50 @@ def test_user_mistakes_get_one_clear_error(run_dir, args, message):
     result = CliRunner().invoke(app, [a.replace("{run}", str(run_dir)) for a in args])
     assert result.exit_code == 2, result.output
     assert message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_learn_vs_bots_trains_to_an_agent_step_budget_and_resumes(tmp_path):
+    """``benchmarks/learn_vs_bots.py --agent-steps`` stops at the budget, and ``--resume`` carries the same run on
+    to a bigger one, keeping the curve. A segment here is 4 games x 256 steps x 2 heroes = 2048 agent-steps."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "learn_vs_bots.py"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+    def bench(*args):
+        done = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        lines = done.stdout.strip().splitlines()
+        assert all(line.startswith('{"progress"') for line in lines[:-1])
+        return json.loads(lines[-1])
+
+    first = bench("--mode", "1v1", "--agent-steps", "4000", "--curve-agent-steps", "2000", "--games", "4",
+                  "--curve-games", "2", "--eval-max-minutes", "0.1", "--opponents", "random", "--runs-dir", "runs",
+                  "--set", "rollout.games=4", "--set", "ppo.batch_samples=8", "--set", "policy.lstm_size=16",
+                  "--set", "run.torch_threads=1")
+    assert first["budget"] == {"agent_steps": 4000} and 4000 <= first["agent_steps"] < 4000 + 2048
+    steps = [p["agent_steps"] for p in first["curve"]]
+    assert len(steps) == 2 and 2000 <= steps[0] < 4000 <= steps[1] == first["agent_steps"]
+    assert [(p["final"], p["games_vs_random"]) for p in first["curve"]] == [(False, 2), (True, 4)]
+    assert first["eval_policy"] == "sampled" and first["eval_max_minutes"] == 0.1
+    # no game is decided in 6 game seconds: all draws, no wins
+    assert (first["win_rate_vs_random"], first["draw_rate_vs_random"], first["minutes_per_game_vs_random"]) == \
+        (0.0, 1.0, 0.1)
+    assert first["eval_seconds"] > 0 and first["train_seconds"] > 0
+    run = tmp_path / first["run"]
+    assert load_config(run / "config.toml").run.minutes == 0.0
+    saved = json.loads((run / "learn_vs_bots.json").read_text())
+    assert saved["curve"] == first["curve"] and saved["args"]["agent_steps"] == 4000
+
+    more = bench("--resume", str(run), "--agent-steps", "6000", "--greedy")
+    assert (tmp_path / more["run"]).resolve() == run.resolve() and more["budget"] == {"agent_steps": 6000}
+    assert 6000 <= more["agent_steps"] < 6000 + 2048 and more["agent_steps"] > first["agent_steps"]
+    assert more["curve"][:2] == first["curve"] and len(more["curve"]) == 3
+    assert more["curve"][-1]["final"] and more["curve"][-1]["eval_policy"] == "greedy"
+    assert more["eval_policy"] == "greedy" and more["games_vs_random"] == 4
+    assert more["train_seconds"] > first["train_seconds"]
