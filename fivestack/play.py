@@ -107,8 +107,8 @@ def replay_paths(path: str | Path, n_games: int) -> list[Path]:
 
 def _build_agent(name: str, team: int, seed: int, mode: str = "5v5"):
     if is_run_agent(name):  # a trained policy: RUN:VERSION
-        policy, _, _ = load_run_policy(name)
-        return PolicyTeamAgent(team, policy, mode, seed)
+        policy, config, _ = load_run_policy(name)
+        return PolicyTeamAgent(team, policy, mode, seed, decision_steps=config.rollout.decision_steps)
     try:
         return make_agent(check_agent(name), team, seed)
     except ImportError as e:

@@ -55,10 +55,15 @@ class PolicyTeamAgent:
 
     ``act(env, games)`` runs the policy for the listed games only (the others get no-ops, and their LSTM state
     stays as it was): a wide evaluation gives each agent just the games where it plays this side and that are
-    still running. ``greedy`` plays each action head's most likely choice instead of sampling."""
+    still running. ``greedy`` plays each action head's most likely choice instead of sampling. The policy
+    decides every ``decision_steps`` timesteps of a game, as it was trained (``rollout.decision_steps``); in
+    between its heroes keep their orders (no-ops)."""
 
-    def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0, greedy: bool = False):
+    def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0, greedy: bool = False,
+                 decision_steps: int = 1):
         self.team = team
+        self.decision_steps = decision_steps
+        self.steps_played = None  # (games,) timesteps each game has been played
         self.inference = Inference(policy, seed, greedy=greedy)
         self.mode = mode
         self.heroes = active_heroes(mode)[team]
@@ -74,9 +79,13 @@ class PolicyTeamAgent:
         if self.state is None or self.first.shape[0] != n:
             self.state = initial_state(n * self.k, self.inference.policy.config.lstm_size)
             self.first = np.ones(n, np.float32)
+            self.steps_played = np.zeros(n, np.int64)
         out = np.zeros((n, HEROES_PER_TEAM, 5), np.int64)
         out[..., 2] = -1
         rows = np.arange(n) if games is None else np.asarray(games, np.int64).reshape(-1)
+        deciding = self.steps_played[rows] % self.decision_steps == 0
+        self.steps_played[rows] += 1
+        rows = rows[deciding]
         m = rows.size
         if m == 0:
             return out
@@ -213,11 +222,12 @@ class EvalResult:
 
 
 def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0,
-             greedy: bool = False) -> EvalResult:
+             greedy: bool = False, decision_steps: int = 1) -> EvalResult:
     """Play ``games`` full games (half as each side, all in one batched env) of ``policy`` against a bot and
-    count the policy's wins; ``greedy`` plays its most likely actions rather than sampling them."""
+    count the policy's wins; ``greedy`` plays its most likely actions rather than sampling them; the policy
+    decides every ``decision_steps`` timesteps, as it was trained."""
     start = time.monotonic()
-    result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy),
+    result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy, decision_steps),
                         lambda side: make_agent(opponent, side, seed + 1 + 2 * side), games, mode, max_seconds, seed)
     seconds = time.monotonic() - start
     wins, draws = int(result.wins.sum()), int(result.draws.sum())
@@ -298,10 +308,12 @@ class RatingEvaluator:
     def agent(self, name: str, seed: int) -> AgentFactory:
         if name in self.policies:
             policy = self.policies[name]
-            return lambda side: PolicyTeamAgent(side, policy, self.mode, seed)
+            return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
+                                                decision_steps=self.config.rollout.decision_steps)
         if name.startswith("v") and name[1:].isdigit():
             policy = self.load_version(int(name[1:]))
-            return lambda side: PolicyTeamAgent(side, policy, self.mode, seed)
+            return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
+                                                decision_steps=self.config.rollout.decision_steps)
         return lambda side: make_agent(name, side, seed)
 
     def load_version(self, version: int) -> Policy:

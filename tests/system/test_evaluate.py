@@ -93,3 +93,24 @@ def test_a_policy_asked_for_some_games_plays_them_as_if_alone(policy):
             assert (mine[[0, 2]] == 0).all()
         env.step(np.concatenate([radiant.act(env), full], axis=1))
     assert not np.allclose(everyone.state[0][rows], 0)
+
+
+
+def test_a_policy_decides_every_decision_steps_timesteps_and_keeps_its_orders_between():
+    """Trained with rollout.decision_steps = k, a policy plays k timesteps per decision in evaluation too:
+    the policy runs on timesteps 0, k, 2k, ... of each game and sends no-ops (orders kept) in between."""
+    torch.manual_seed(0)
+    agent = PolicyTeamAgent(0, Policy(PolicyConfig(lstm_size=16)), "1v1", seed=0, decision_steps=3)
+    env = BatchedEnv(2, GameConfig(mode="1v1"))
+    env.reset(0)
+    decisions = 0
+    for step in range(7):
+        before = agent.last_result
+        actions = agent.act(env)
+        if agent.last_result is not before:
+            decisions += 1
+            assert step % 3 == 0
+        else:  # between decisions: a no-op for the hero, whose order is kept
+            assert (actions[:, 0, 0] == 0).all() and (actions[:, 0, 2] == -1).all()
+        env.step(np.concatenate([actions, np.zeros_like(actions)], axis=1))
+    assert decisions == 3 and agent.steps_played.tolist() == [7, 7]
