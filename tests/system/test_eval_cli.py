@@ -16,7 +16,8 @@ def run_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     config = load_config(None, [
         f"run.runs_dir='{root}'", "run.name='tiny'", "game.mode='1v1'", "game.max_seconds=60.0", "rollout.games=4",
-        "ppo.batch_samples=8", "policy.lstm_size=16", "run.torch_threads=1", "run.max_versions=24",
+        "ppo.batch_samples=8", "ppo.steps_per_version=1", "policy.lstm_size=16", "run.torch_threads=1",
+        "run.max_versions=24",
         "eval.every_versions=0", "eval.calibration_games=2", "eval.games=4", "eval.max_seconds=90.0"])
     runner = SerialRunner(config)
     runner.run()
