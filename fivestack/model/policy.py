@@ -211,8 +211,10 @@ class Policy(nn.Module):
         batch, slot = present.nonzero(as_tuple=True)
         emb = self.unit_net(self.norms["obs_units"](units_raw[batch, slot]))
         units = PackedUnits(emb, batch, slot, b)
-        pooled_units = emb.new_zeros(b, emb.shape[-1]).scatter_reduce(
-            0, batch.unsqueeze(-1).expand_as(emb), emb, reduce="amax", include_self=False)
+        # max-pool per team-step: ``nonzero`` lists rows in order, so each team-step's units are one contiguous
+        # segment; embeddings end in a ReLU, so a team-step that sees no unit pools to 0
+        pooled_units = torch.segment_reduce(emb, "max", lengths=torch.bincount(batch, minlength=b), unsafe=True,
+                                            initial=0.0)
         hero_in = torch.cat([n["heroes"], n["modifiers"].flatten(-2)], -1)
         heroes = masked_max(self.hero_net(hero_in), obs["heroes"][..., sp.HX_SEEN] > 0, dim=1)
         item_ids = obs["item_ids"].long()

@@ -1,0 +1,64 @@
+"""Plot learning curves from ``learn_vs_bots.py`` runs: win rate against each bot over agent-steps, one line per
+run (seed), with the 95% interval of each point as a band.
+
+    python benchmarks/plot_learning.py runs/learn-1v1-seed0-* runs/learn-1v1-seed1-* --out docs/learning_1v1.png
+
+Reads each run's ``learn_vs_bots.json`` (written by the benchmark after every curve point, so a run still
+in progress plots what it has). Prints one JSON line: the runs and their last points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--title", default="")
+    args = parser.parse_args()
+    saved = []
+    for run in args.runs:
+        path = run / "learn_vs_bots.json"
+        if not path.is_file():
+            raise SystemExit(f"Error: {path} does not exist; give folders of learn_vs_bots.py runs")
+        saved.append((run, json.loads(path.read_text())))
+    opponents = saved[0][1]["args"]["opponents"].split(",")
+    fig, axes = plt.subplots(1, len(opponents), figsize=(5.5 * len(opponents), 4), sharey=True, squeeze=False)
+    summary = []
+    for run, data in saved:
+        curve = data["curve"]
+        label = f"seed {data['args']['seed']}"
+        steps = [p["agent_steps"] / 1e6 for p in curve]
+        for ax, opponent in zip(axes[0], opponents):
+            rate = [p[f"win_rate_vs_{opponent}"] for p in curve]
+            low = [p[f"ci95_vs_{opponent}"][0] for p in curve]
+            high = [p[f"ci95_vs_{opponent}"][1] for p in curve]
+            line, = ax.plot(steps, rate, marker="o", label=label)
+            ax.fill_between(steps, low, high, color=line.get_color(), alpha=0.15)
+        summary.append({"run": str(run), "seed": data["args"]["seed"], "last": curve[-1] if curve else None})
+    for ax, opponent in zip(axes[0], opponents):
+        ax.set_title(f"against {opponent}")
+        ax.set_xlabel("agent-steps (millions)")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("win rate (wins only; 95% interval)")
+    axes[0][-1].legend()
+    if args.title:
+        fig.suptitle(args.title)
+    fig.tight_layout()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(args.out, dpi=110)
+    print(json.dumps({"benchmark": "plot_learning", "out": str(args.out), "runs": summary}))
+
+
+if __name__ == "__main__":
+    main()
