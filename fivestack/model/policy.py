@@ -86,6 +86,12 @@ def mlp(sizes: list[int]) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+def categorical(logits: torch.Tensor) -> torch.distributions.Categorical:
+    """A categorical over the last axis. Its arguments are not validated (a check of every row on every call,
+    on the hot path): masking uses -1e9, not -inf, so the logits are always finite."""
+    return torch.distributions.Categorical(logits=logits, validate_args=False)
+
+
 def masked_max(x: torch.Tensor, present: torch.Tensor, dim: int) -> torch.Tensor:
     """Max-pool over ``dim`` among present elements (0 where none is present)."""
     filled = x.masked_fill(~present.unsqueeze(-1), float("-inf"))
@@ -253,8 +259,8 @@ class Policy(nn.Module):
         primary_mask = masks["primary_mask"].bool()
         primary_logits = self.primary_query(core) @ self.action_embed.weight.T
         primary_logits = primary_logits.masked_fill(~primary_mask, -1e9)
-        primary_dist = torch.distributions.Categorical(logits=primary_logits)
-        delay_dist = torch.distributions.Categorical(logits=self.delay_head(core))
+        primary_dist = categorical(primary_logits)
+        delay_dist = categorical(self.delay_head(core))
         sample = actions is None
 
         def draw(dist: torch.distributions.Categorical) -> torch.Tensor:
@@ -271,9 +277,9 @@ class Policy(nn.Module):
         target_logits = target_logits + self.unit_rel(unit_rel).squeeze(-1)
         target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
         uses_target = target_mask.any(-1)
-        target_dist = torch.distributions.Categorical(logits=target_logits.masked_fill(~target_mask, -1e9))
-        ox_dist = torch.distributions.Categorical(logits=self.offset_x(cond))
-        oy_dist = torch.distributions.Categorical(logits=self.offset_y(cond))
+        target_dist = categorical(target_logits.masked_fill(~target_mask, -1e9))
+        ox_dist = categorical(self.offset_x(cond))
+        oy_dist = categorical(self.offset_y(cond))
         uses_offset = masks["offset_mask"].bool()[rows, primary]
         if sample:
             delay, target, ox, oy = draw(delay_dist), draw(target_dist), draw(ox_dist), draw(oy_dist)
