@@ -264,19 +264,24 @@ def eval_command(
     with err.status(f"rating {name} ..."):
         record = evaluator.rate_version(number, games=games, opponents=opponents)
     table = Table(title=f"{run} {name}: TrueSkill {record['mu']:.1f} +- {record['sigma']:.1f} (random = 0)")
-    for column in ("agent", "mu", "sigma", "games", f"{name} win rate [95% CI]"):
+    for column in ("agent", "mu", "sigma", "games", f"{name} score [95% CI]", "draws"):
         table.add_column(column, justify="left" if column == "agent" else "right")
+    table.caption = ("score: wins and half the draws per game (as TrueSkill counts them); draws: games the time "
+                     "limit ended")
     wins = sum(r["win_rate"] * r["games"] for r in record["opponents"].values())
+    draws = sum(r.get("draw_rate", 0.0) * r["games"] for r in record["opponents"].values())
     low, high = wilson_interval(wins, record["games"])
     table.add_row(name, f"{record['mu']:.2f}", f"{record['sigma']:.2f}", str(record["games"]),
-                  f"{wins / record['games']:.0%} [{low:.0%}, {high:.0%}]")
+                  f"{wins / record['games']:.0%} [{low:.0%}, {high:.0%}]", f"{draws / record['games']:.0%}")
     rows = []
     for opponent, result in record["opponents"].items():
         rating = evaluator.bots.get(opponent) or evaluator.ratings.get(int(opponent[1:]))
         rows.append({"agent": opponent, "mu": rating.mu, "sigma": rating.sigma, "games": result["games"],
-                     "win_rate": result["win_rate"], "ci95": result["ci95"]})
+                     "win_rate": result["win_rate"], "ci95": result["ci95"],
+                     "draw_rate": result.get("draw_rate", 0.0)})
         table.add_row(opponent, f"{rating.mu:.2f}", f"{rating.sigma:.2f}", str(result["games"]),
-                      f"{result['win_rate']:.0%} [{result['ci95'][0]:.0%}, {result['ci95'][1]:.0%}]")
+                      f"{result['win_rate']:.0%} [{result['ci95'][0]:.0%}, {result['ci95'][1]:.0%}]",
+                      f"{result.get('draw_rate', 0.0):.0%}")
     Console(highlight=False).print(table)
     out = out or run / "eval" / f"{name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
