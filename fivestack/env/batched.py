@@ -61,7 +61,10 @@ class BatchedEnv:
         observation.encode(self.game.state, self.game.data, self._obs_tuple, which)
         self._started = True
 
-    def step(self, actions):
+    def step(self, actions, observe: bool = True):
+        """One timestep of every game. With ``observe=False`` the observations of games still running are not
+        encoded (their arrays keep the last encoded step: for a caller that steps again before it looks, as
+        between an agent's decisions); games that end in this step are always encoded."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         clean = sanitize_actions(actions, self.n_games)
@@ -75,8 +78,10 @@ class BatchedEnv:
             in_range, self.unit_of_slot[games, team, np.clip(slot, 0, N_UNIT_SLOTS - 1)], -1)
         running = self.game.done == 0
         self.game.step(unit_actions)
-        observation.encode(self.game.state, self.game.data, self._obs_tuple, self._all[running])
         done = self.game.done
+        encode = running if observe else running & (done != 0)
+        if encode.any():
+            observation.encode(self.game.state, self.game.data, self._obs_tuple, self._all[encode])
         terminated = (done == 1) & running
         truncated = (done == 2) & running
         info = {

@@ -145,7 +145,9 @@ class RolloutWorker:
         truncated = np.zeros(self.n_games, bool)
         env_actions = self._env_actions(actions)
         for step in range(self.decision_steps):
-            self.obs, events, term, trunc, info = self.env.step(env_actions if step == 0 else self.keep_orders)
+            last = step == self.decision_steps - 1  # observations are encoded only where the policy looks
+            self.obs, events, term, trunc, info = self.env.step(env_actions if step == 0 else self.keep_orders,
+                                                                observe=last)
             team_events = events[:, self.heroes]  # (games, 2, K, E)
             event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
             reward += shaped_reward(team_events, info["seconds"], team_spirit).reshape(self.n_teams, self.k)

@@ -51,3 +51,28 @@ def test_games_in_a_batch_do_not_interact():
         batch.step(noop)
     for a, b in zip(lone.game.state, batch.game.state):
         np.testing.assert_array_equal(a[0], b[1])
+
+
+def test_skipping_observations_between_decisions_changes_nothing_the_agent_sees():
+    """``step(observe=False)`` leaves the observations of running games as they were, and the next observed
+    step shows exactly what an env that observed every step shows (the game does not depend on them)."""
+    from fivestack.env.batched import BatchedEnv
+    from fivestack.game.engine import GameConfig
+
+    every, skipping = BatchedEnv(2, GameConfig(mode="1v1")), BatchedEnv(2, GameConfig(mode="1v1"))
+    every.reset(7)
+    skipping.reset(7)
+    noop = np.zeros((2, 10, 5), np.int64)
+    noop[..., 2] = -1
+    for step in range(40):
+        observe = step % 3 == 2
+        before = {k: v.copy() for k, v in skipping.obs.items()}
+        every.step(noop)
+        skipping.step(noop, observe=observe)
+        if observe:
+            for name in every.obs:
+                np.testing.assert_array_equal(every.obs[name], skipping.obs[name], err_msg=name)
+        else:
+            assert all(np.array_equal(before[k], skipping.obs[k]) for k in before if k != "previous_action")
+    for a, b in zip(every.game.state, skipping.game.state):
+        np.testing.assert_array_equal(a, b)
