@@ -2,7 +2,9 @@
 cut into 16-step samples, each with the LSTM state at its start and the parameter version it came from.
 
 Games that end are restarted at once with fresh seeds (the ``first`` flag resets the LSTM state there);
-a truncated game is bootstrapped with the value of its last observation.
+a truncated game is bootstrapped with the value of its last observation. With ``rollout.decision_steps = k``
+a step of the segment is one decision: the actions, then k - 1 timesteps in which every hero keeps its
+order; its reward is the shaped reward summed over the k timesteps, and it counts k agent-steps.
 
 With an opponent source (``fivestack.system.pool.PastOpponents``), each new game is either latest vs latest
 or latest vs a past version on a random side; the past version plays that team for the whole game, with its
