@@ -1,5 +1,6 @@
 """Plot learning curves from ``learn_vs_bots.py`` runs: win rate against each bot over agent-steps, one line per
-run (seed), with the 95% interval of each point as a band.
+run (labelled by its seed and the ``--set`` overrides the other runs lack), with the 95% interval of each
+point as a band.
 
     python benchmarks/plot_learning.py runs/learn-1v1-seed0-* runs/learn-1v1-seed1-* --out docs/learning_1v1.png
 
@@ -32,11 +33,13 @@ def main() -> None:
             raise SystemExit(f"Error: {path} does not exist; give folders of learn_vs_bots.py runs")
         saved.append((run, json.loads(path.read_text())))
     opponents = saved[0][1]["args"]["opponents"].split(",")
+    shared = set.intersection(*(set(data["args"]["overrides"]) for _, data in saved))
     fig, axes = plt.subplots(1, len(opponents), figsize=(5.5 * len(opponents), 4), sharey=True, squeeze=False)
     summary = []
     for run, data in saved:
         curve = data["curve"]
-        label = f"seed {data['args']['seed']}"
+        label = " ".join([f"seed {data['args']['seed']}",  # and the overrides that set this run apart
+                          *(o for o in data["args"]["overrides"] if o not in shared)])
         steps = [p["agent_steps"] / 1e6 for p in curve]
         for ax, opponent in zip(axes[0], opponents):
             rate = [p[f"win_rate_vs_{opponent}"] for p in curve]

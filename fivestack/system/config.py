@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from fivestack.bots.agents import AGENTS as TRAINING_BOTS
 from fivestack.model.policy import PolicyConfig
 
 
@@ -79,6 +80,8 @@ class PoolConfig:
     learning_rate: float = 0.01  # paper: eta, the opponent-quality learning rate
     add_every_versions: int = 10  # paper: the current agent joins the pool every 10 versions
     cache_size: int = 4  # ours: past policies kept in memory per rollout worker, beyond those in play
+    bot_fraction: float = 0.0  # ours: share of training games against ``bot`` (0 = the paper: self-play only)
+    bot: str = "scripted"  # the bot of those games: "scripted", "scripted-weak" or "random"
 
 
 @dataclass
@@ -225,6 +228,10 @@ def validate(config: TrainConfig) -> None:
     pool, ev = config.pool, config.eval
     if not 0.0 <= pool.past_fraction <= 1.0:
         raise ConfigError(f"pool.past_fraction must lie in [0, 1], got {pool.past_fraction}")
+    if not 0.0 <= pool.bot_fraction <= 1.0:
+        raise ConfigError(f"pool.bot_fraction must lie in [0, 1], got {pool.bot_fraction}")
+    if pool.bot not in TRAINING_BOTS:
+        raise ConfigError(f"pool.bot must be one of {list(TRAINING_BOTS)}, got {pool.bot!r}")
     if ev.every_versions and (pool.add_every_versions <= 0 or ev.every_versions % pool.add_every_versions):
         raise ConfigError(f"eval.every_versions ({ev.every_versions}) must be a multiple of pool.add_every_versions "
                           f"({pool.add_every_versions}): only versions in the pool are rated")

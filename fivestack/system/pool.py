@@ -27,6 +27,7 @@ from fivestack.system.inference import Inference
 from fivestack.system.messages import InferenceRequest, InferenceResult
 
 LATEST = -1  # the "opponent version" of a latest-vs-latest game
+BOT = -2  # the "opponent version" of a game against the training bot (``pool.bot``, ``pool.bot_fraction``)
 
 
 class PoolError(ValueError):
@@ -92,6 +93,12 @@ class OpponentPool:
         self.games = np.append(self.games, 0)
         self.wins = np.append(self.wins, 0)
         return path
+
+    def record_games(self, games: list[dict]) -> None:
+        """Score the past versions of finished games (a rollout worker's ``results``); other games are skipped."""
+        for game in games:
+            if game.get("opponent", LATEST) >= 0:
+                self.record_game(game["opponent"], game["winner"] == 1 - game["opponent_side"])
 
     def record_game(self, version: int, latest_won: bool) -> None:
         """One finished game of the latest agent against past ``version``; a win lowers that version's quality."""

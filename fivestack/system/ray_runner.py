@@ -40,8 +40,8 @@ from fivestack.system.distributed import normalizer_widths, observation_moments
 from fivestack.system.evaluator import progress_ratings, rating_metrics
 from fivestack.system.messages import InferenceRequest, InferenceResult, SampleBatch
 from fivestack.system.optimizer import Optimizer, team_spirit
-from fivestack.system.pool import LATEST, OpponentPool, PastOpponents
-from fivestack.system.rollout import RolloutWorker, active_heroes, weighted_event_means
+from fivestack.system.pool import OpponentPool, PastOpponents
+from fivestack.system.rollout import RolloutWorker, active_heroes, games_metrics, weighted_event_means
 from fivestack.system.serial import Progress
 
 CONTROLLER = "controller"
@@ -72,14 +72,6 @@ def to_torch(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
 
 def _threads(config: TrainConfig) -> None:
     torch.set_num_threads(config.run.torch_threads or 1)
-
-
-def _games_info(games: list[dict]) -> dict[str, float]:
-    if not games:
-        return {}
-    return {"games/finished": float(len(games)), "games/minutes": float(np.mean([g["seconds"] for g in games]) / 60),
-            "games/radiant_win_rate": float(np.mean([g["winner"] == 0 for g in games])),
-            "games/truncated": float(np.mean([g["truncated"] for g in games]))}
 
 
 # ---------------------------------------------------------------------- controller
@@ -159,9 +151,7 @@ class ControllerActor:
             r["in_flight"].append(int(info["deliveries_in_flight"]))
             r["behind"].append(self.latest - int(info["version"]))
             r["games"] += info["games"]
-            for game in info["games"]:
-                if game.get("opponent", LATEST) != LATEST:
-                    self.pool.record_game(game["opponent"], game["winner"] == 1 - game["opponent_side"])
+            self.pool.record_games(info["games"])
             r["event_sums"] += np.asarray(info["event_sums"])
             r["reward_abs_mean"].append(float(info["reward_abs_mean"]))
 
@@ -876,7 +866,7 @@ class RayRunner:
             out["reward/shaped_abs_mean"] = float(np.mean(ro["reward_abs_mean"]))
             for name, value in zip(EVENT_NAMES, weighted_event_means(ro["event_sums"], ro["hero_steps"])):
                 out[f"reward_events/{name}"] = float(value)
-            out.update(_games_info(ro["games"]))
+            out.update(games_metrics(ro["games"]))
         if inf:
             batches = sum(s["batches"] for s in inf)
             out["inference/busy_share"] = float(np.mean([s["busy_s"] / max(s["seconds"], 1e-9) for s in inf]))

@@ -9,7 +9,9 @@ order; its reward is the shaped reward summed over the k timesteps, and it count
 With an opponent source (``fivestack.system.pool.PastOpponents``), each new game is either latest vs latest
 or latest vs a past version on a random side; the past version plays that team for the whole game, with its
 own LSTM state started fresh, and its team's steps are not training data (a 16-step sample is kept only if
-the latest version played every one of its steps).
+the latest version played every one of its steps). With ``pool.bot_fraction > 0`` that share of new games is
+played against a bot (``pool.bot``, the scripted team by default) on a random side, in the same way: the bot
+acts at every timestep (not only at the learner's decisions) and its team's steps are not training data.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
+from fivestack.bots.agents import make_agent
 from fivestack.env.batched import BatchedEnv
 from fivestack.env.events import WEIGHT_VECTOR
 from fivestack.game.engine import GameConfig
@@ -29,7 +32,7 @@ from fivestack.rl.rewards import shaped_reward
 from fivestack.system.config import TrainConfig
 from fivestack.system.inference import initial_state
 from fivestack.system.messages import HERO_AXIS_GROUPS, InferenceRequest, InferenceResult, SampleBatch
-from fivestack.system.pool import LATEST
+from fivestack.system.pool import BOT, LATEST
 
 InferenceFn = Callable[[InferenceRequest], InferenceResult]
 
@@ -91,7 +94,9 @@ class RolloutWorker:
         self.gamma = gamma_from_horizon(config.ppo.horizon_seconds, STEP_SECONDS * self.decision_steps)
         self.next_seed = int(seed) * 1_000_003
         self.obs = self.env.reset(self._take_seeds(self.n_games))
-        self.opponent_version = np.full(self.n_games, LATEST, np.int64)  # per game: LATEST or a past version
+        self.bot_fraction = config.pool.bot_fraction
+        self.bots = [make_agent(config.pool.bot, team, seed) for team in (0, 1)] if self.bot_fraction > 0 else None
+        self.opponent_version = np.full(self.n_games, LATEST, np.int64)  # per game: LATEST, BOT or a past version
         self.opponent_side = np.zeros(self.n_games, np.int64)  # the team the past version plays
         self._choose_opponents(np.arange(self.n_games))
         self.state = initial_state(self.n_teams * self.k, config.policy.lstm_size)
@@ -104,22 +109,29 @@ class RolloutWorker:
         return seeds
 
     def _choose_opponents(self, games: np.ndarray) -> None:
-        if self.opponents is None:
+        """An opponent for each new game: the bot (``pool.bot_fraction``), else the pool's choice."""
+        if self.opponents is None and self.bots is None:
             return
         for g in games:
-            self.opponent_version[g] = self.opponents.choose_opponent(self.rng)
+            if self.bots is not None and self.rng.random() < self.bot_fraction:
+                self.opponent_version[g] = BOT
+            elif self.opponents is not None:
+                self.opponent_version[g] = self.opponents.choose_opponent(self.rng)
+            else:
+                self.opponent_version[g] = LATEST
             self.opponent_side[g] = self.rng.integers(2)
-        self.opponents.in_play(np.unique(self.opponent_version[self.opponent_version != LATEST]))
+        if self.opponents is not None:
+            self.opponents.in_play(np.unique(self.opponent_version[self.opponent_version >= 0]))
 
     def row_owners(self) -> np.ndarray:
-        """(T,) the version that plays each team row: LATEST, or the past version of that game."""
+        """(T,) who plays each team row: LATEST, BOT, or the past version of that game."""
         owners = np.full(self.n_teams, LATEST, np.int64)
-        past = np.flatnonzero(self.opponent_version != LATEST)
-        owners[2 * past + self.opponent_side[past]] = self.opponent_version[past]
+        other = np.flatnonzero(self.opponent_version != LATEST)
+        owners[2 * other + self.opponent_side[other]] = self.opponent_version[other]
         return owners
 
     def _act(self, infer: InferenceFn, request: InferenceRequest) -> InferenceResult:
-        """Actions for every team: the learner's batched forward pass, and one per past version in play."""
+        """Actions for every team: the learner's batched forward pass, one per past version in play, the bot's."""
         owners = self.row_owners()
         if (owners == LATEST).all():
             return infer(request)
@@ -128,8 +140,27 @@ class RolloutWorker:
         parts = [(learner, mine)]
         for version in np.unique(owners[owners != LATEST]):
             rows = np.flatnonzero(owners == version)
-            parts.append((rows, self.opponents.inference(int(version))(request.select(rows))))
+            if version == BOT:
+                parts.append((rows, self._bot_result(rows, request, mine.version)))
+            else:
+                parts.append((rows, self.opponents.inference(int(version))(request.select(rows))))
         return InferenceResult.merge(self.n_teams, parts, mine.version)
+
+    def _bot_actions(self, rows: np.ndarray) -> np.ndarray:
+        """(len(rows), K, 5) the bot's actions for team rows ``rows`` (game 2g + side), in env action space."""
+        actions = np.empty((rows.size, self.k, N_ACTION_FIELDS), np.int64)
+        for side in (0, 1):
+            mine = rows % 2 == side
+            if mine.any():
+                team = self.bots[side].act(self.env)  # (games, 5, 5), this team's heroes
+                actions[mine] = team[rows[mine] // 2][:, self.heroes[side] - side * HEROES_PER_TEAM]
+        return actions
+
+    def _bot_result(self, rows: np.ndarray, request: InferenceRequest, version: int) -> InferenceResult:
+        """The bot's actions as an inference result (no log-prob, value or state: its steps are not trained on)."""
+        zeros = np.zeros((rows.size, self.k), np.float32)
+        state = tuple(np.zeros((rows.size * self.k, s.shape[-1]), s.dtype) for s in request.state)
+        return InferenceResult(self._bot_actions(rows), zeros, zeros, zeros + 0.5, state, version)
 
     def _env_actions(self, actions: np.ndarray) -> np.ndarray:
         out = np.zeros((self.n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
@@ -146,10 +177,17 @@ class RolloutWorker:
         terminated = np.zeros(self.n_games, bool)
         truncated = np.zeros(self.n_games, bool)
         env_actions = self._env_actions(actions)
+        bot_rows = np.flatnonzero(self.row_owners() == BOT)
         for step in range(self.decision_steps):
             last = step == self.decision_steps - 1  # observations are encoded only where the policy looks
-            self.obs, events, term, trunc, info = self.env.step(env_actions if step == 0 else self.keep_orders,
-                                                                observe=last)
+            if step > 0:
+                env_actions = self.keep_orders
+                if bot_rows.size:  # the bot decides at every timestep
+                    env_actions = env_actions.copy()
+                    games = bot_rows // 2
+                    slots = self.heroes[bot_rows % 2]  # (rows, K)
+                    env_actions[games[:, None], slots] = self._bot_actions(bot_rows)
+            self.obs, events, term, trunc, info = self.env.step(env_actions, observe=last)
             team_events = events[:, self.heroes]  # (games, 2, K, E)
             event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
             reward += shaped_reward(team_events, info["seconds"], team_spirit).reshape(self.n_teams, self.k)
@@ -257,6 +295,20 @@ class RolloutWorker:
             advantages=cut(advantages), returns=cut(returns), win_target=cut(win_target), first=cut(firsts),
             h0=h0.reshape(state_shape), c0=c0.reshape(state_shape),
             version=np.full(n_samples * t, version, np.int64))
+
+
+def games_metrics(games: list[dict]) -> dict[str, float]:
+    """Metrics of the games finished in a segment (a worker's ``results``), with the win rate against the bot."""
+    if not games:
+        return {}
+    out = {"games/finished": float(len(games)), "games/minutes": float(np.mean([g["seconds"] for g in games]) / 60),
+           "games/radiant_win_rate": float(np.mean([g["winner"] == 0 for g in games])),
+           "games/truncated": float(np.mean([g["truncated"] for g in games]))}
+    bot = [g for g in games if g.get("opponent") == BOT]
+    if bot:
+        out["games/vs_bot"] = float(len(bot))
+        out["games/win_rate_vs_bot"] = float(np.mean([g["winner"] == 1 - g["opponent_side"] for g in bot]))
+    return out
 
 
 def weighted_event_means(event_sums: np.ndarray, hero_steps: int) -> np.ndarray:

@@ -25,8 +25,8 @@ from fivestack.system.controller import Controller, latest_checkpoint, load_chec
 from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator, progress_ratings, rating_metrics
 from fivestack.system.inference import Inference
 from fivestack.system.optimizer import Optimizer, team_spirit
-from fivestack.system.pool import LATEST, OpponentPool, PastOpponents
-from fivestack.system.rollout import RolloutWorker, weighted_event_means
+from fivestack.system.pool import OpponentPool, PastOpponents
+from fivestack.system.rollout import RolloutWorker, games_metrics, weighted_event_means
 
 
 @dataclass
@@ -148,7 +148,7 @@ class SerialRunner:
             hero_steps = batch.info["hero_steps"]
             self.agent_steps += hero_steps
             metrics.update(self._segment_metrics(batch, self.buffer.last_staleness, t1 - t0, t2 - t1, tau))
-            self._score_past_opponents(batch.info["games"])
+            self.pool.record_games(batch.info["games"])
             self._versions_joined()
             metrics.update(self.pool.summary())
             self.controller.log(self.optimizer.version, self.agent_steps, metrics)
@@ -188,12 +188,7 @@ class SerialRunner:
                "schedule/team_spirit": tau}
         for name, value in zip(EVENT_NAMES, weighted_event_means(info["event_sums"], info["hero_steps"])):
             out[f"reward_events/{name}"] = float(value)
-        games = info["games"]
-        if games:
-            out["games/finished"] = float(len(games))
-            out["games/minutes"] = float(np.mean([g["seconds"] for g in games]) / 60.0)
-            out["games/radiant_win_rate"] = float(np.mean([g["winner"] == 0 for g in games]))
-            out["games/truncated"] = float(np.mean([g["truncated"] for g in games]))
+        out.update(games_metrics(info["games"]))
         return out
 
     # ------------------------------------------------------------------ opponent pool and ratings
@@ -207,11 +202,6 @@ class SerialRunner:
                 self.rated = version
                 self.pending_ratings.append((version, self.agent_steps))
                 self._send_to_evaluator(version, self.agent_steps)
-
-    def _score_past_opponents(self, games: list[dict]) -> None:
-        for game in games:
-            if game.get("opponent", LATEST) != LATEST:
-                self.pool.record_game(game["opponent"], game["winner"] == 1 - game["opponent_side"])
 
     def _evaluator(self) -> EvaluatorProcess | RatingEvaluator:
         if self.evaluator is None:

@@ -159,3 +159,49 @@ def test_past_versions_in_play_are_read_from_disk_once(tmp_path):
         games_started += len(worker.collect(latest, team_spirit=0.3).info["games"])
     # at most one read per game start (about 32 here), not one per version in play per step (over 300)
     assert opponents.loads <= games_started
+
+
+def test_bot_games_the_bot_decides_every_timestep_and_is_not_trained_on(tmp_path):
+    """``pool.bot_fraction = 1``: every game is against the scripted bot on a random side; the bot's team
+    acts at every timestep (the learner, deciding every 2, keeps its orders in between), and only the
+    learner's team rows become samples."""
+    from fivestack.system.inference import Inference
+    from fivestack.system.pool import BOT
+
+    config = rollout_config(tmp_path, **{"pool.past_fraction": 0.0, "pool.bot_fraction": 1.0,
+                                         "rollout.decision_steps": 2, "rollout.segment_steps": 32})
+    worker = RolloutWorker(config, seed=3)
+    assert (worker.opponent_version == BOT).all() and 0 < worker.opponent_side.sum() < worker.n_games
+    sent = []
+    step = worker.env.step
+    worker.env.step = lambda actions, **kw: (sent.append(actions.copy()), step(actions, **kw))[1]
+    latest = Inference(Policy(config.policy), seed=0)
+    latest.version = 4
+    batch = worker.collect(latest, team_spirit=0.3)
+
+    bot_heroes = worker.heroes[worker.opponent_side, 0]  # 1v1: one hero per team
+    learner_heroes = worker.heroes[1 - worker.opponent_side, 0]
+    games = np.arange(worker.n_games)
+    between = np.stack(sent[1::2])  # the timesteps between decisions, (decisions, games, 10, 5)
+    keep = worker.keep_orders
+    assert (between[:, games, learner_heroes] == keep[games, learner_heroes]).all()
+    assert (between[:, games, bot_heroes] != keep[games, bot_heroes]).any(axis=-1).mean() > 0.5
+    assert len(batch) == config.rollout.games * config.rollout.segment_steps // config.rollout.sample_steps
+    assert batch.info["past_opponent_steps"] == batch.info["hero_steps"] // 2
+
+
+def test_pool_scores_past_versions_only_and_games_metrics_count_wins_against_the_bot(tmp_path):
+    from fivestack.system.pool import BOT
+    from fivestack.system.rollout import games_metrics
+
+    pool = pool_with(tmp_path, [0.0, 0.0])
+    games = [{"winner": 1, "seconds": 60.0, "truncated": False, "opponent": BOT, "opponent_side": 0},
+             {"winner": 1, "seconds": 120.0, "truncated": False, "opponent": BOT, "opponent_side": 1},
+             {"winner": -1, "seconds": 180.0, "truncated": True, "opponent": BOT, "opponent_side": 1},
+             {"winner": 0, "seconds": 240.0, "truncated": False, "opponent": 10, "opponent_side": 1},
+             {"winner": 0, "seconds": 300.0, "truncated": False, "opponent": LATEST, "opponent_side": 0}]
+    pool.record_games(games)
+    assert pool.games.tolist() == [0, 1] and pool.wins.tolist() == [0, 1]
+    metrics = games_metrics(games)
+    assert metrics["games/vs_bot"] == 3 and metrics["games/win_rate_vs_bot"] == pytest.approx(1 / 3)
+    assert metrics["games/minutes"] == pytest.approx(3.0) and metrics["games/truncated"] == pytest.approx(0.2)
