@@ -182,8 +182,18 @@ class Policy(nn.Module):
             nn.init.zeros_(head.bias)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """As nn.Module's, accepting checkpoints written before ``unit_rel`` stopped being normalised."""
+        """As nn.Module's, accepting checkpoints written before ``unit_rel`` stopped being normalised, and with
+        one clear error for weights whose shapes do not fit this model (another observation layout or size)."""
         state_dict = {k: v for k, v in state_dict.items() if not k.startswith("norms.obs_unit_rel.")}
+        own = self.state_dict()
+        wrong = [f"{k} {tuple(v.shape)} (this model: {tuple(own[k].shape)})"
+                 for k, v in state_dict.items() if k in own and tuple(v.shape) != tuple(own[k].shape)]
+        if wrong:
+            raise ValueError(
+                f"these weights do not fit this policy: {len(wrong)} tensors have other shapes, e.g. "
+                f"{'; '.join(wrong[:3])}. They were written by a model of another size or for another observation "
+                "layout (this version of fivestack observes more per unit than older ones): load them with the "
+                "[policy] settings and the fivestack version that trained them, or train a new run.")
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     # ------------------------------------------------------------------ state

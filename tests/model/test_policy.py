@@ -7,6 +7,7 @@ import torch
 
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.layout import N_DELAY, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
+from fivestack.env.spaces import N_UNIT_REL_FEATURES
 from fivestack.model.policy import PackedUnits, Policy, PolicyConfig
 from fivestack.system.rollout import active_heroes, team_view
 
@@ -28,7 +29,7 @@ def head_inputs(b: int, k: int, seed: int = 0):
     n = b * k
     core = torch.randn(n, SMALL.lstm_size, generator=g)
     unit_emb = torch.randn(b, N_UNIT_SLOTS, SMALL.unit_embedding, generator=g)
-    unit_rel = torch.randn(n, N_UNIT_SLOTS, 4, generator=g)
+    unit_rel = torch.randn(n, N_UNIT_SLOTS, N_UNIT_REL_FEATURES, generator=g)
     return core, PackedUnits.from_dense(unit_emb), unit_rel
 
 
@@ -241,3 +242,13 @@ def test_act_on_real_observations_respects_random_masks():
             targeted += check_sampled(flat, used, masks)
             first = torch.zeros(2)
     assert targeted > 50
+
+
+def test_weights_for_another_observation_layout_get_one_clear_error():
+    """A checkpoint written when the target head saw 4 hero-relative columns (before the last-hit cue) names the
+    tensor and the way out instead of torch's long size-mismatch dump."""
+    weights = Policy(SMALL).state_dict()
+    weights["unit_rel.weight"] = torch.zeros(1, 4)
+    with pytest.raises(ValueError, match=r"unit_rel\.weight \(1, 4\) \(this model: \(1, 6\)\).*another observation"):
+        Policy(SMALL).load_state_dict(weights)
+    Policy(SMALL).load_state_dict(Policy(SMALL).state_dict())  # matching weights still load
