@@ -1,6 +1,6 @@
 """Run configuration: one dataclass per component, with the paper's defaults and our CPU-scale choices
-marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[ppo]``, ``[policy]``, ``[pool]``, ``[eval]``,
-``[ray]``)
+marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[reward]``, ``[ppo]``, ``[policy]``,
+``[pool]``, ``[eval]``, ``[ray]``)
 with ``--set section.key=value`` overrides; an unknown key or a value of the wrong type is one clear error.
 """
 
@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+import numpy as np
+
 from fivestack.bots.agents import AGENTS as TRAINING_BOTS
+from fivestack.env.events import EVENT_NAMES, PAPER_WEIGHTS
 from fivestack.model.policy import PolicyConfig
 
 
@@ -46,6 +49,17 @@ class RolloutConfig:
     # timesteps per decision: the policy acts every k-th timestep and heroes keep their orders in between
     # (paper: 1, an action every 4 frames); segments and samples count decisions, agent-steps count timesteps
     decision_steps: int = 1
+
+
+# The weight of each reward event (fivestack.env.events), one key per event, the paper's table by default:
+# e.g. ``--set reward.last_hit=0.16``. Shaping (time decay, zero-sum, team spirit) applies on top.
+RewardConfig = dataclasses.make_dataclass(
+    "RewardConfig", [(name, float, field(default=PAPER_WEIGHTS[name])) for name in EVENT_NAMES])
+
+
+def reward_weights(reward) -> np.ndarray:
+    """A ``RewardConfig`` as the weight vector the reward code takes, in ``EVENT_NAMES`` order."""
+    return np.array([getattr(reward, name) for name in EVENT_NAMES], dtype=np.float32)
 
 
 @dataclass
@@ -116,6 +130,7 @@ class TrainConfig:
     run: RunConfig = field(default_factory=RunConfig)
     game: GameSettings = field(default_factory=GameSettings)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    reward: RewardConfig = field(default_factory=RewardConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)

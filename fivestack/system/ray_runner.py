@@ -34,14 +34,14 @@ from ray.exceptions import GetTimeoutError, RayActorError
 
 from fivestack.game.layout import EVENT_NAMES
 from fivestack.model.policy import Policy, parameter_count
-from fivestack.system.config import TrainConfig, from_dict
+from fivestack.system.config import TrainConfig, from_dict, reward_weights
 from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint, new_run_dir
 from fivestack.system.distributed import normalizer_widths, observation_moments
 from fivestack.system.evaluator import progress_ratings, rating_metrics
 from fivestack.system.messages import InferenceRequest, InferenceResult, SampleBatch
 from fivestack.system.optimizer import Optimizer, team_spirit
 from fivestack.system.pool import OpponentPool, PastOpponents
-from fivestack.system.rollout import RolloutWorker, active_heroes, games_metrics, weighted_event_means
+from fivestack.system.rollout import RolloutWorker, active_heroes, games_metrics, reward_event_metrics
 from fivestack.system.serial import Progress
 
 CONTROLLER = "controller"
@@ -864,8 +864,7 @@ class RayRunner:
             out["rollout/versions_behind_mean"] = float(np.mean(ro["behind"]))
             out["rollout/versions_behind_max"] = float(np.max(ro["behind"]))
             out["reward/shaped_abs_mean"] = float(np.mean(ro["reward_abs_mean"]))
-            for name, value in zip(EVENT_NAMES, weighted_event_means(ro["event_sums"], ro["hero_steps"])):
-                out[f"reward_events/{name}"] = float(value)
+            out.update(reward_event_metrics(ro["event_sums"], ro["hero_steps"], reward_weights(self.config.reward)))
             out.update(games_metrics(ro["games"]))
         if inf:
             batches = sum(s["batches"] for s in inf)

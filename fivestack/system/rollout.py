@@ -23,13 +23,12 @@ import numpy as np
 
 from fivestack.bots.agents import make_agent
 from fivestack.env.batched import BatchedEnv
-from fivestack.env.events import WEIGHT_VECTOR
 from fivestack.game.engine import GameConfig
-from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
+from fivestack.game.layout import EVENT_NAMES, HEROES_PER_TEAM, N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
 from fivestack.model.policy import ALL_GROUPS
 from fivestack.rl.gae import gae, gamma_from_horizon
 from fivestack.rl.rewards import shaped_reward
-from fivestack.system.config import TrainConfig
+from fivestack.system.config import TrainConfig, reward_weights
 from fivestack.system.inference import initial_state
 from fivestack.system.messages import HERO_AXIS_GROUPS, InferenceRequest, InferenceResult, SampleBatch
 from fivestack.system.pool import BOT, LATEST
@@ -89,6 +88,7 @@ class RolloutWorker:
         self.n_teams = 2 * self.n_games
         self.hero_slots = np.tile(self.heroes, (self.n_games, 1)).astype(np.int64)  # (T, K)
         self.decision_steps = config.rollout.decision_steps
+        self.reward_weights = reward_weights(config.reward)
         self.keep_orders = self._env_actions(np.zeros((self.n_teams, self.k, N_ACTION_FIELDS), np.int64))
         self.keep_orders[..., 2] = -1  # no-ops: every hero keeps its order
         self.gamma = gamma_from_horizon(config.ppo.horizon_seconds, STEP_SECONDS * self.decision_steps)
@@ -190,7 +190,8 @@ class RolloutWorker:
             self.obs, events, term, trunc, info = self.env.step(env_actions, observe=last)
             team_events = events[:, self.heroes]  # (games, 2, K, E)
             event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
-            reward += shaped_reward(team_events, info["seconds"], team_spirit).reshape(self.n_teams, self.k)
+            reward += shaped_reward(team_events, info["seconds"], team_spirit,
+                                    self.reward_weights).reshape(self.n_teams, self.k)
             terminated |= term
             truncated |= trunc
         return reward, terminated, truncated, info
@@ -311,6 +312,8 @@ def games_metrics(games: list[dict]) -> dict[str, float]:
     return out
 
 
-def weighted_event_means(event_sums: np.ndarray, hero_steps: int) -> np.ndarray:
-    """Mean reward per hero-step contributed by each event type (the paper's weights, before shaping)."""
-    return event_sums * WEIGHT_VECTOR / max(hero_steps, 1)
+def reward_event_metrics(event_sums: np.ndarray, hero_steps: int, weights: np.ndarray) -> dict[str, float]:
+    """``reward_events/NAME``: the mean reward per hero-step each event type contributed (the run's
+    ``[reward]`` weights, before shaping)."""
+    means = event_sums * weights / max(hero_steps, 1)
+    return {f"reward_events/{name}": float(value) for name, value in zip(EVENT_NAMES, means)}

@@ -17,16 +17,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from fivestack.game.layout import EVENT_NAMES
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.buffer import ExperienceBuffer
-from fivestack.system.config import TrainConfig
+from fivestack.system.config import TrainConfig, reward_weights
 from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint, new_run_dir
 from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator, progress_ratings, rating_metrics
 from fivestack.system.inference import Inference
 from fivestack.system.optimizer import Optimizer, team_spirit
 from fivestack.system.pool import OpponentPool, PastOpponents
-from fivestack.system.rollout import RolloutWorker, games_metrics, weighted_event_means
+from fivestack.system.rollout import RolloutWorker, games_metrics, reward_event_metrics
 
 
 @dataclass
@@ -186,8 +185,7 @@ class SerialRunner:
                "throughput/inference_seconds": info["inference_seconds"],
                "throughput/simulation_seconds": info["simulation_seconds"],
                "schedule/team_spirit": tau}
-        for name, value in zip(EVENT_NAMES, weighted_event_means(info["event_sums"], info["hero_steps"])):
-            out[f"reward_events/{name}"] = float(value)
+        out.update(reward_event_metrics(info["event_sums"], info["hero_steps"], reward_weights(self.config.reward)))
         out.update(games_metrics(info["games"]))
         return out
 

@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import torch
 import pytest
 
 from fivestack.model.policy import HEADS
@@ -55,3 +56,29 @@ def test_decision_steps_play_k_timesteps_per_decision_and_count_them(tmp_path):
     np.testing.assert_allclose(one.env.game.seconds, 32 * STEP_SECONDS, rtol=1e-6)
     assert batch_three.info["hero_steps"] == 3 * batch_one.info["hero_steps"] == 3 * 32 * 4
     assert three.gamma ** (1 / 3) == pytest.approx(one.gamma, rel=1e-4)  # same horizon in seconds
+
+
+def test_reward_weights_come_from_the_config_section(tmp_path):
+    """``[reward]`` replaces the paper's weight of each event: the same games (same seed, same policy) with every
+    weight doubled give exactly twice the training reward and twice each event's logged contribution."""
+    from fivestack.env.events import PAPER_WEIGHTS
+    from fivestack.model.policy import Policy
+    from fivestack.system.inference import Inference
+    from fivestack.system.rollout import RolloutWorker, reward_event_metrics
+    from fivestack.system.config import reward_weights
+
+    def collect(overrides):
+        config = load_config(None, ["game.mode='1v1'", "rollout.games=2", "rollout.segment_steps=48",
+                                    "policy.lstm_size=16", *overrides])
+        torch.manual_seed(0)
+        worker = RolloutWorker(config, seed=1)
+        batch = worker.collect(Inference(Policy(config.policy), seed=0), team_spirit=0.3)
+        metrics = reward_event_metrics(batch.info["event_sums"], batch.info["hero_steps"], reward_weights(config.reward))
+        return batch.info["reward_abs_mean"], metrics
+
+    paper, paper_events = collect([])
+    doubled, doubled_events = collect([f"reward.{name}={2 * w}" for name, w in PAPER_WEIGHTS.items()])
+    assert paper > 0.0 and doubled == pytest.approx(2 * paper, rel=1e-5)
+    assert any(v != 0.0 for v in paper_events.values())
+    for name, value in paper_events.items():
+        assert doubled_events[name] == pytest.approx(2 * value, rel=1e-5, abs=1e-12)
