@@ -14,7 +14,9 @@ minutes (default the config's ``eval.max_seconds``); a game not decided by then 
 its actions, or plays its most likely ones with ``--greedy``.
 
 A win rate counts wins only (a draw counts 0), with its 95% Wilson interval; the draw rate, the mean game
-length in game minutes and the evaluation's wall seconds stand beside it.
+length in game minutes and the evaluation's wall seconds stand beside it, and ``team_stats_vs_BOT`` says how the
+games went: per game, the kills, deaths, last hits, denies, net worth and mean level of the policy's team and
+the bot's, as ``[policy, bot]``.
 
 The benchmark writes its arguments and the curve so far to ``RUN/learn_vs_bots.json`` after every curve point
 (every curve point is also a checkpoint of the run), so a stopped benchmark carries on with ``--resume RUN``:
@@ -181,6 +183,7 @@ def main(argv: list[str] | None = None) -> None:
                 point[f"games_vs_{opponent}"] = result.games
                 point[f"minutes_per_game_vs_{opponent}"] = round(result.mean_minutes, 2)
                 point[f"eval_seconds_vs_{opponent}"] = round(result.seconds, 1)
+                point[f"team_stats_vs_{opponent}"] = result.team_stats
                 eval_seconds += result.seconds
             point["eval_seconds"] = round(eval_seconds, 1)
             curve.append(point)
@@ -197,8 +200,8 @@ def main(argv: list[str] | None = None) -> None:
            "version": runner.optimizer.version, "run": str(runner.run_dir), "eval_policy": eval_policy,
            "eval_max_minutes": round(eval_max_seconds / 60.0, 2), "cpu_cores": os.cpu_count()}
     for opponent in opponents:
-        for key in ("win_rate", "ci95", "draw_rate", "games", "minutes_per_game", "eval_seconds"):
-            out[f"{key}_vs_{opponent}"] = last[f"{key}_vs_{opponent}"]
+        for key in ("win_rate", "ci95", "draw_rate", "games", "minutes_per_game", "eval_seconds", "team_stats"):
+            out[f"{key}_vs_{opponent}"] = last.get(f"{key}_vs_{opponent}")
     out["eval_seconds"] = last["eval_seconds"]
     out["curve"] = curve
     print(json.dumps(out))

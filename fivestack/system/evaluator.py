@@ -29,7 +29,7 @@ import torch
 from fivestack.bots.agents import TeamAgent, make_agent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.game.layout import HEROES_PER_TEAM
+from fivestack.game.layout import ACTIVE, DEATHS, DENIES, HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH
 from fivestack.model.policy import ALL_GROUPS, Policy, PolicyConfig
 from fivestack.system.inference import Inference, initial_state
 from fivestack.system.config import TrainConfig, from_dict
@@ -112,14 +112,36 @@ class PolicyTeamAgent:
 AgentFactory = Callable[[int], TeamAgent]  # side (0 Radiant, 1 Dire) -> the team agent for that side
 
 
+TEAM_STATS = ("kills", "deaths", "last_hits", "denies", "net_worth", "level")
+"""What a match reports of each team at the end of each game: hero kills, deaths, last hits, denies and net worth
+summed over the team's heroes, and their mean level. They say *how* a game was won or lost (a team that loses on
+farm has few last hits and a low net worth), which a win rate alone does not."""
+
+
+def team_stats(game, team: int) -> dict[str, np.ndarray]:
+    """``TEAM_STATS`` of one team (0 Radiant, 1 Dire) in every game of a ``GameBatch``: name -> (games,)."""
+    hero_floats, hero_ints = game.state[2], game.state[3]
+    heroes = slice(team * HEROES_PER_TEAM, (team + 1) * HEROES_PER_TEAM)
+    active = hero_ints[:, heroes, ACTIVE] != 0
+    summed = {"kills": KILLS, "deaths": DEATHS, "last_hits": LAST_HITS, "denies": DENIES}
+    stats = {name: (hero_ints[:, heroes, column] * active).sum(axis=1).astype(float)
+             for name, column in summed.items()}
+    stats["net_worth"] = (hero_floats[:, heroes, NET_WORTH] * active).sum(axis=1).astype(float)
+    stats["level"] = (hero_ints[:, heroes, LEVEL] * active).sum(axis=1) / np.maximum(active.sum(axis=1), 1)
+    return {name: stats[name] for name in TEAM_STATS}
+
+
 @dataclass
 class GameResults:
     """Per game of a match of A against B: the side A played, the winner (0 Radiant, 1 Dire, -1 none: the time
-    limit ended it) and the length in game minutes."""
+    limit ended it), the length in game minutes, and each team's ``TEAM_STATS`` when the game ended (``a_stats``
+    for A's team, ``b_stats`` for B's)."""
 
     a_side: np.ndarray  # int (games,)
     winner: np.ndarray  # int (games,)
     minutes: np.ndarray  # float (games,)
+    a_stats: dict[str, np.ndarray] | None = None  # name -> float (games,)
+    b_stats: dict[str, np.ndarray] | None = None
 
     @property
     def wins(self) -> np.ndarray:
@@ -184,7 +206,12 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
         winner[ended] = np.where(truncated[ended], -1, info["winner"][ended])
         minutes[ended] = info["seconds"][ended] / 60.0
         finished |= ended
-    return GameResults(a_side, winner, minutes)
+    # a finished game is never restarted, so its state still holds the end-of-game figures
+    by_team = [team_stats(env.game, team) for team in (0, 1)]
+    games_index = np.arange(games)
+    a_stats = {name: np.stack([t[name] for t in by_team], axis=1)[games_index, a_side] for name in TEAM_STATS}
+    b_stats = {name: np.stack([t[name] for t in by_team], axis=1)[games_index, 1 - a_side] for name in TEAM_STATS}
+    return GameResults(a_side, winner, minutes, a_stats, b_stats)
 
 
 def play_scores(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
@@ -198,7 +225,8 @@ def play_scores(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: 
 @dataclass
 class EvalResult:
     """A policy against a bot. ``win_rate`` counts wins only (a draw, that is a game the time limit ended, counts
-    0), with its 95% Wilson interval; ``draw_rate`` beside it."""
+    0), with its 95% Wilson interval; ``draw_rate`` beside it. ``team_stats`` holds the mean per game of each
+    ``TEAM_STATS`` figure for the policy's team and the bot's: name -> [policy, bot]."""
 
     opponent: str
     games: int
@@ -212,13 +240,14 @@ class EvalResult:
     greedy: bool = False
     games_as_radiant: int = 0
     wins_as_radiant: int = 0
+    team_stats: dict[str, list[float]] | None = None
 
     def to_dict(self) -> dict:
         return {"opponent": self.opponent, "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
                 "ci95": list(self.ci95), "draws": self.draws, "draw_rate": self.draw_rate,
                 "mean_minutes": self.mean_minutes, "seconds": self.seconds,
                 "eval_policy": "greedy" if self.greedy else "sampled", "games_as_radiant": self.games_as_radiant,
-                "wins_as_radiant": self.wins_as_radiant}
+                "wins_as_radiant": self.wins_as_radiant, "team_stats": self.team_stats}
 
 
 def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0,
@@ -233,9 +262,11 @@ def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: 
     wins, draws = int(result.wins.sum()), int(result.draws.sum())
     low, high = wilson_interval(wins, games)
     radiant = result.a_side == 0
+    stats = {name: [round(float(result.a_stats[name].mean()), 2), round(float(result.b_stats[name].mean()), 2)]
+             for name in TEAM_STATS}
     return EvalResult(opponent, games, wins, wins / games, (low, high), draws, draws / games,
                       float(result.minutes.mean()), seconds, greedy, int(radiant.sum()),
-                      int(result.wins[radiant].sum()))
+                      int(result.wins[radiant].sum()), stats)
 
 
 def parse_run_agent(spec: str) -> tuple[Path, int | None]:

@@ -27,6 +27,10 @@ def test_a_game_the_time_limit_ends_is_a_draw_and_no_win(policy):
     assert result.mean_minutes == pytest.approx(0.1)
     assert result.seconds > 0 and result.greedy is False
     assert (result.games_as_radiant, result.wins_as_radiant) == (3, 0)
+    # 6 seconds in, nobody has farmed or died yet; both heroes are level 1 with their starting gold
+    stats = result.team_stats
+    assert [stats[k] for k in ("kills", "deaths", "last_hits", "denies", "level")] == [[0, 0]] * 4 + [[1, 1]]
+    assert stats["net_worth"][0] == stats["net_worth"][1] > 0
     # TrueSkill still takes a draw as a draw
     scores, minutes = play_scores(lambda side: make_agent("random", side, 1),
                                   lambda side: make_agent("random", side, 2), 3, "1v1", 6.0, seed=2)
@@ -45,6 +49,11 @@ def test_both_sides_play_at_once_each_agent_on_its_own_side():
     assert result.wins.sum() == decided.sum() and not result.draws[decided].any()
     assert result.scores[decided].tolist() == [1.0] * int(decided.sum())
     assert (result.minutes[decided] < 15.0).all()
+    # each team's end-of-game figures are read from its own side: the scripted hero farms, the random one does not
+    a, b = result.a_stats, result.b_stats
+    assert (a["last_hits"] > b["last_hits"]).all() and (a["net_worth"] > b["net_worth"]).all()
+    assert (a["kills"] <= b["deaths"]).all() and (b["kills"] <= a["deaths"]).all()  # a hero kill is a death
+    assert (a["level"] >= 1).all() and (b["level"] >= 1).all()
 
 
 def _lstm_states(policy, greedy: bool, seed: int = 4) -> tuple:
