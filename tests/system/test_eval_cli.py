@@ -92,6 +92,10 @@ def test_learn_vs_bots_trains_to_an_agent_step_budget_and_resumes(tmp_path):
     # no game is decided in 6 game seconds: all draws, no wins
     assert (first["win_rate_vs_random"], first["draw_rate_vs_random"], first["minutes_per_game_vs_random"]) == \
         (0.0, 1.0, 0.1)
+    # how the games went, per team [policy, bot]: 6 seconds in, nobody has farmed, died or levelled
+    assert first["team_stats_vs_random"] == first["curve"][-1]["team_stats_vs_random"]
+    assert first["team_stats_vs_random"]["last_hits"] == [0.0, 0.0]
+    assert first["team_stats_vs_random"]["level"] == [1.0, 1.0]
     assert first["eval_seconds"] > 0 and first["train_seconds"] > 0
     run = tmp_path / first["run"]
     assert load_config(run / "config.toml").run.minutes == 0.0
