@@ -24,7 +24,7 @@ from fivestack.env.spaces import (
     HX_KILLS, HX_LAST_HITS, HX_LEVEL, HX_MANA_FRAC, HX_NET_WORTH, HX_RESPAWN, HX_SEEN, HX_STR, HX_TELEPORTING,
     HX_TYPE, HX_XP_FRAC, IF_ACTIVE, IF_ARMOR, IF_ATTRIBUTES, IF_CHARGES, IF_COOLDOWN, IF_COST, IF_DAMAGE,
     IF_INVENTORY, IF_PRESENT, IF_READY, IF_TARGET, MINIMAP, N_FIXED_SLOTS, NEARBY, NEARBY_CELL, PK_KIND, PK_PRESENT,
-    PK_X, PK_Y, REL_ATTACKS_ME, REL_DISTANCE, REL_DX, REL_DY, REL_HIT_SHARE, REL_ONE_HIT_KILLS, TEAM_GROUPS, TEAM_INT_GROUPS, U_ALLY, U_ARMOR, U_ATTACK_PERIOD, U_ATTACKING, U_DAMAGE, U_ENEMY,
+    PK_X, PK_Y, REL_ATTACKS_ME, REL_DISTANCE, REL_DX, REL_DY, TEAM_GROUPS, TEAM_INT_GROUPS, U_ALLY, U_ARMOR, U_ATTACK_PERIOD, U_ATTACKING, U_DAMAGE, U_ENEMY,
     U_FACING_COS, U_FACING_SIN, U_HP, U_HP_DELTA, U_HP_FRAC, U_HP_MAX, U_INVULNERABLE, U_KIND, U_LANE, U_LEVEL,
     U_MAGIC_RES, U_MANA_FRAC, U_NEUTRAL, U_RANGE, U_SEEN, U_SILENCED, U_SLOWED, U_SPEED, U_STUNNED,
     U_TARGET_IS_HERO, U_VISION, U_X, U_Y,
@@ -437,7 +437,6 @@ def encode_hero(S, D, O, g, h):
     if hi[g, h, ACTIVE] == 0:
         return
     hx, hy = uf[g, h, X], uf[g, h, Y]
-    damage = K.attack_damage(uf, ui, g, h)
     for s in range(N_UNIT_SLOTS):
         u = unit_of_slot[g, team, s]
         if u < 0:
@@ -448,10 +447,6 @@ def encode_hero(S, D, O, g, h):
         rel[s, REL_DY] = dy / 2000.0
         rel[s, REL_DISTANCE] = math.sqrt(dx * dx + dy * dy) / 5000.0
         rel[s, REL_ATTACKS_ME] = 1.0 if ui[g, u, TARGET] == h else 0.0
-        if u != h and uf[g, u, HP] > 0.0:
-            hit = damage * K.physical_multiplier(uf, ui, g, u)
-            rel[s, REL_HIT_SHARE] = min(1.0, hit / uf[g, u, HP])
-            rel[s, REL_ONE_HIT_KILLS] = 1.0 if hit >= uf[g, u, HP] else 0.0
     # target masks: copy the team's per-kind slot validity (computed once per team in encode)
     valid = O[19]
     for p in range(N_PRIMARY):
@@ -492,7 +487,6 @@ def encode_hero(S, D, O, g, h):
             nb[a, b, 4] += 0.25
         elif kind == K_TOWER or kind == K_BARRACKS or kind == K_ANCIENT or kind == K_FOUNTAIN:
             nb[a, b, 5] = 1.0
-        nb[a, b, 6] += 0.25 * rel[s, REL_ONE_HIT_KILLS]
 
 
 @kernel

@@ -47,17 +47,12 @@ HP_DELTA_LAGS = (1, 2, 4, 8, 15)
 N_FIXED_SLOTS = 69  # slots that mirror unit indices
 
 # ---------------------------------------------------------------- per-unit features relative to each hero
-# (games, 10, 189, 6)
+# (games, 10, 189, 4)
 REL_DX = 0  # / 2000
 REL_DY = 1  # / 2000
 REL_DISTANCE = 2  # / 5000
 REL_ATTACKS_ME = 3  # 1 if the unit is attacking this hero
-# What one attack of this hero does to the unit now (its damage after the unit's armor against the unit's
-# health): the cue for a last hit or a deny, which the network would otherwise have to learn to compute
-# from two normalised columns of different groups.
-REL_HIT_SHARE = 4  # min(1, damage / health): 0.5 means two hits kill it
-REL_ONE_HIT_KILLS = 5  # 1 if one attack kills it
-N_UNIT_REL_FEATURES = 6
+N_UNIT_REL_FEATURES = 4
 
 # ---------------------------------------------------------------- global: (games, 2, 22)
 GL_TIME = 0  # minutes / 60
@@ -138,12 +133,10 @@ MM_CHANNELS = ("ally_heroes", "enemy_heroes", "ally_creeps", "enemy_creeps", "al
                "neutrals", "vision", "walkable")
 N_MINIMAP_CHANNELS = len(MM_CHANNELS)
 
-# ---------------------------------------------------------------- nearby map: (games, 10, 8, 8, 7), 256-unit cells
+# ---------------------------------------------------------------- nearby map: (games, 10, 8, 8, 6), 256-unit cells
 NEARBY = 8
 NEARBY_CELL = 256.0
-# "one_hit_kills": units one attack of this hero kills now (a quarter per unit), the REL_ONE_HIT_KILLS column
-# summed per cell, so that the choice of action (not only of target) sees a last hit coming
-NB_CHANNELS = ("walkable", "river", "allies", "enemies", "creeps", "buildings", "one_hit_kills")
+NB_CHANNELS = ("walkable", "river", "allies", "enemies", "creeps", "buildings")
 N_NEARBY_CHANNELS = len(NB_CHANNELS)
 
 N_PREVIOUS_ACTION = 5  # primary / 20, delay / 3, target slot / 189, offset x / 8, offset y / 8

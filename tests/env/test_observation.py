@@ -8,8 +8,7 @@ from fivestack.env import observation
 from fivestack.env.batched import BatchedEnv
 from fivestack.game import kernels
 from fivestack.game.layout import (
-    ALIVE, ARMOR, DAMAGE, FRAMES_PER_SECOND, G_FRAME, HP, HP_MAX, K_HERO, K_TOWER, SLOT_BUILDINGS, SLOT_CREEPS, X,
-    Y,
+    ALIVE, FRAMES_PER_SECOND, G_FRAME, HP, HP_MAX, K_HERO, K_TOWER, SLOT_BUILDINGS, SLOT_CREEPS, X, Y,
 )
 
 MULTI_COLUMN = {"U_KIND": 11, "U_HP_DELTA": 5}
@@ -112,22 +111,3 @@ def test_masks_agree_with_the_engine(env):
     assert np.all(obs["primary_mask"][0, :, 1] == 1)
     assert np.all(obs["target_mask"][0, :, 2].sum(-1) == obs["primary_mask"][0, :, 2] * obs["target_mask"][0, :, 2].sum(-1))
 
-
-def test_last_hit_cue_says_whether_one_attack_kills_the_unit(env):
-    """REL_HIT_SHARE and REL_ONE_HIT_KILLS follow hero 0's damage after the target's armor (Dota's formula,
-    written out here), and the nearby map counts a killable unit in its cell."""
-    uf = env.game.state[0]
-    centre = (8000.0, 9000.0)
-    place_alone(env, centre, (centre[0] + 300.0, centre[1]))
-    armor = uf[0, 5, ARMOR]
-    hit = uf[0, 0, DAMAGE] * (1.0 - 0.06 * armor / (1.0 + 0.06 * abs(armor)))
-    cell = int((300.0 + sp.NEARBY * sp.NEARBY_CELL / 2.0) // sp.NEARBY_CELL), sp.NEARBY // 2
-    killable = sp.NB_CHANNELS.index("one_hit_kills")
-    for hp, share, kills in ((2.0 * hit, 0.5, 0.0), (hit * 0.99, 1.0, 1.0)):
-        uf[0, 5, HP] = hp
-        refresh(env)
-        rel = env.obs["unit_rel"][0, 0, 5]  # hero 0's view of Dire's hero (slot 5 = unit 5)
-        assert rel[sp.REL_HIT_SHARE] == pytest.approx(share, rel=1e-4)
-        assert rel[sp.REL_ONE_HIT_KILLS] == kills
-        assert env.obs["nearby_map"][0, 0, cell[0], cell[1], killable] == pytest.approx(0.25 * kills)
-        assert env.obs["unit_rel"][0, 0, 0, sp.REL_ONE_HIT_KILLS] == 0.0  # never the hero itself

@@ -245,10 +245,12 @@ def test_act_on_real_observations_respects_random_masks():
 
 
 def test_weights_for_another_observation_layout_get_one_clear_error():
-    """A checkpoint written when the target head saw 4 hero-relative columns (before the last-hit cue) names the
-    tensor and the way out instead of torch's long size-mismatch dump."""
+    """A checkpoint written for another observation layout (here: two more hero-relative columns per unit, as an
+    experiment of this project once had) names the tensor and the way out instead of torch's long size-mismatch
+    dump."""
     weights = Policy(SMALL).state_dict()
-    weights["unit_rel.weight"] = torch.zeros(1, 4)
-    with pytest.raises(ValueError, match=r"unit_rel\.weight \(1, 4\) \(this model: \(1, 6\)\).*another observation"):
+    weights["unit_rel.weight"] = torch.zeros(1, N_UNIT_REL_FEATURES + 2)
+    with pytest.raises(ValueError, match=rf"unit_rel\.weight \(1, {N_UNIT_REL_FEATURES + 2}\) \(this model: "
+                                         rf"\(1, {N_UNIT_REL_FEATURES}\)\).*another observation"):
         Policy(SMALL).load_state_dict(weights)
     Policy(SMALL).load_state_dict(Policy(SMALL).state_dict())  # matching weights still load
