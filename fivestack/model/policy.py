@@ -192,8 +192,8 @@ class Policy(nn.Module):
             raise ValueError(
                 f"these weights do not fit this policy: {len(wrong)} tensors have other shapes, e.g. "
                 f"{'; '.join(wrong[:3])}. They were written by a model of another size or for another observation "
-                "layout: load them with the "
-                "[policy] settings and the fivestack version that trained them, or train a new run.")
+                "layout: load them with the [policy] settings and the fivestack version that trained them, or train a "
+                "new run.")
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     # ------------------------------------------------------------------ state

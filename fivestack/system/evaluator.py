@@ -118,16 +118,18 @@ summed over the team's heroes, and their mean level. They say *how* a game was w
 farm has few last hits and a low net worth), which a win rate alone does not."""
 
 
-def team_stats(game, team: int) -> dict[str, np.ndarray]:
-    """``TEAM_STATS`` of one team (0 Radiant, 1 Dire) in every game of a ``GameBatch``: name -> (games,)."""
+def team_stats(game, teams: np.ndarray) -> dict[str, np.ndarray]:
+    """``TEAM_STATS`` in every game of a ``GameBatch`` of the team ``teams[g]`` (0 Radiant, 1 Dire) of game g:
+    name -> (games,)."""
     hero_floats, hero_ints = game.state[2], game.state[3]
-    heroes = slice(team * HEROES_PER_TEAM, (team + 1) * HEROES_PER_TEAM)
-    active = hero_ints[:, heroes, ACTIVE] != 0
+    games = np.arange(teams.size)[:, None]
+    heroes = teams[:, None] * HEROES_PER_TEAM + np.arange(HEROES_PER_TEAM)  # (games, 5)
+    active = hero_ints[games, heroes, ACTIVE] != 0
     summed = {"kills": KILLS, "deaths": DEATHS, "last_hits": LAST_HITS, "denies": DENIES}
-    stats = {name: (hero_ints[:, heroes, column] * active).sum(axis=1).astype(float)
+    stats = {name: (hero_ints[games, heroes, column] * active).sum(axis=1).astype(float)
              for name, column in summed.items()}
-    stats["net_worth"] = (hero_floats[:, heroes, NET_WORTH] * active).sum(axis=1).astype(float)
-    stats["level"] = (hero_ints[:, heroes, LEVEL] * active).sum(axis=1) / np.maximum(active.sum(axis=1), 1)
+    stats["net_worth"] = (hero_floats[games, heroes, NET_WORTH] * active).sum(axis=1).astype(float)
+    stats["level"] = (hero_ints[games, heroes, LEVEL] * active).sum(axis=1) / np.maximum(active.sum(axis=1), 1)
     return {name: stats[name] for name in TEAM_STATS}
 
 
@@ -140,8 +142,8 @@ class GameResults:
     a_side: np.ndarray  # int (games,)
     winner: np.ndarray  # int (games,)
     minutes: np.ndarray  # float (games,)
-    a_stats: dict[str, np.ndarray] | None = None  # name -> float (games,)
-    b_stats: dict[str, np.ndarray] | None = None
+    a_stats: dict[str, np.ndarray]  # name -> float (games,)
+    b_stats: dict[str, np.ndarray]
 
     @property
     def wins(self) -> np.ndarray:
@@ -207,11 +209,7 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
         minutes[ended] = info["seconds"][ended] / 60.0
         finished |= ended
     # a finished game is never restarted, so its state still holds the end-of-game figures
-    by_team = [team_stats(env.game, team) for team in (0, 1)]
-    games_index = np.arange(games)
-    a_stats = {name: np.stack([t[name] for t in by_team], axis=1)[games_index, a_side] for name in TEAM_STATS}
-    b_stats = {name: np.stack([t[name] for t in by_team], axis=1)[games_index, 1 - a_side] for name in TEAM_STATS}
-    return GameResults(a_side, winner, minutes, a_stats, b_stats)
+    return GameResults(a_side, winner, minutes, team_stats(env.game, a_side), team_stats(env.game, 1 - a_side))
 
 
 def play_scores(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
