@@ -3,6 +3,9 @@ run (labelled by its seed and the ``--set`` overrides the other runs lack), with
 point as a band.
 
     python benchmarks/plot_learning.py runs/learn-1v1-seed0-* runs/learn-1v1-seed1-* --out docs/learning_1v1.png
+    python benchmarks/plot_learning.py docs/learning/a.json docs/learning/b.json --label base --label new --out x.png
+
+A run's ``learn_vs_bots.json`` can be kept (e.g. under ``docs/learning/``) and plotted without its run folder.
 
 Reads each run's ``learn_vs_bots.json`` (written by the benchmark after every curve point, so a run still
 in progress plots what it has). Prints one JSON line: the runs and their last points.
@@ -22,24 +25,30 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("runs", nargs="+", type=Path, help="run folders, or learn_vs_bots.json files kept from them")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--title", default="")
+    parser.add_argument("--label", action="append", default=[],
+                        help="a line's label, once per run in order (default: the seed and the run's own --set)")
     args = parser.parse_args()
+    if args.label and len(args.label) != len(args.runs):
+        raise SystemExit(f"Error: {len(args.label)} --label for {len(args.runs)} runs; give one per run or none")
     saved = []
     for run in args.runs:
-        path = run / "learn_vs_bots.json"
+        path = run if run.suffix == ".json" else run / "learn_vs_bots.json"
         if not path.is_file():
-            raise SystemExit(f"Error: {path} does not exist; give folders of learn_vs_bots.py runs")
+            raise SystemExit(f"Error: {path} does not exist; give folders of learn_vs_bots.py runs or their "
+                             "learn_vs_bots.json")
         saved.append((run, json.loads(path.read_text())))
     opponents = saved[0][1]["args"]["opponents"].split(",")
     shared = set.intersection(*(set(data["args"]["overrides"]) for _, data in saved))
     fig, axes = plt.subplots(1, len(opponents), figsize=(5.5 * len(opponents), 4), sharey=True, squeeze=False)
     summary = []
-    for run, data in saved:
+    for i, (run, data) in enumerate(saved):
         curve = data["curve"]
-        label = " ".join([f"seed {data['args']['seed']}",  # and the overrides that set this run apart
-                          *(o for o in data["args"]["overrides"] if o not in shared)])
+        label = args.label[i] if args.label else " ".join(
+            [f"seed {data['args']['seed']}",  # and the overrides that set this run apart
+             *(o for o in data["args"]["overrides"] if o not in shared)])
         steps = [p["agent_steps"] / 1e6 for p in curve]
         for ax, opponent in zip(axes[0], opponents):
             rate = [p[f"win_rate_vs_{opponent}"] for p in curve]
