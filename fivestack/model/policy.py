@@ -17,6 +17,7 @@ from a stored LSTM state (truncated BPTT); ``act`` is one step for rollouts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 from torch import nn
@@ -328,12 +329,12 @@ class Policy(nn.Module):
                 state)
 
     def forward_sequence(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,
-                         actions: torch.Tensor):
+                         actions: torch.Tensor, teacher_actions: torch.Tensor | None = None) -> "SequenceScores":
         """Score stored actions over L steps from the stored start state (truncated BPTT).
 
         Batch-first: obs groups are (T, L, ...), first (T, L), hero_slots (T, K), actions (T, L, K, 5), state
-        ((T*K, H), (T*K, H)). Returns log_prob, value, win_logit (T, L, K), entropy per head (T, L, K, 4) and
-        used (T, L, K, 2)."""
+        ((T*K, H), (T*K, H)). With ``teacher_actions`` (T, L, K, 5), also scores those (the labels of the
+        imitation term), on the same LSTM outputs."""
         t, steps = first.shape
         flat = {name: value.flatten(0, 1) for name, value in obs.items()}
         features, units = self.encode(flat, hero_slots.repeat_interleave(steps, 0))
@@ -345,15 +346,50 @@ class Policy(nn.Module):
             cores.append(core.view(t, k, -1))
         core = torch.stack(cores, 1).flatten(0, 2)  # (T * L * K, H), team-major like ``flat``
         masks = {name: flat[name].flatten(0, 1) for name in MASK_GROUPS}
-        _, log_prob, entropy, value, win_logit, used = self.heads(core, units, flat["unit_rel"].flatten(0, 1),
-                                                                  masks, actions.reshape(-1, 5))
+        unit_rel = flat["unit_rel"].flatten(0, 1)
+        actions = actions.reshape(-1, 5)
+        _, log_prob, entropy, value, win_logit, used = self.heads(core, units, unit_rel, masks, actions)
         shape = (t, steps, k)
-        return (log_prob.view(shape), entropy.view(*shape, len(HEADS)), value.view(shape), win_logit.view(shape),
-                used.view(*shape, 2))
+        teacher_log_prob = teacher_valid = None
+        if teacher_actions is not None:
+            labels = teacher_actions.reshape(-1, 5)
+            teacher_valid = valid_actions(masks, labels)
+            # where a label is not an action the hero can take, score the policy's own instead (weighted 0); a
+            # valid label's target is -1 only where its action takes none (then any slot scores the same)
+            labels = torch.where(teacher_valid[:, None], labels.clamp_min(0), actions)
+            teacher_log_prob = self.heads(core, units, unit_rel, masks, labels)[1].view(shape)
+            teacher_valid = teacher_valid.view(shape)
+        return SequenceScores(log_prob.view(shape), entropy.view(*shape, len(HEADS)), value.view(shape),
+                              win_logit.view(shape), used.view(*shape, 2), teacher_log_prob, teacher_valid)
+
+
+class SequenceScores(NamedTuple):
+    """What ``Policy.forward_sequence`` returns, (T, L, K) each unless said."""
+
+    log_prob: torch.Tensor  # of the stored actions
+    entropy: torch.Tensor  # (T, L, K, 4) per head, in ``HEADS`` order
+    value: torch.Tensor
+    win_logit: torch.Tensor
+    used: torch.Tensor  # (T, L, K, 2): the action uses a [target, offset]
+    teacher_log_prob: torch.Tensor | None  # of the teacher's actions (None without teacher actions)
+    teacher_valid: torch.Tensor | None  # the teacher's action is one the hero could take (bool)
+
+
+def valid_actions(masks: dict[str, torch.Tensor], actions: torch.Tensor) -> torch.Tensor:
+    """(N,) bool: each action (N, 5) is allowed by the masks: a primary action the hero can take now, and a
+    valid unit target if that action takes one. A primary of -1 (no action) is never valid."""
+    rows = torch.arange(actions.shape[0])
+    primary = actions[:, 0].clamp(0, N_PRIMARY - 1)
+    allowed = (actions[:, 0] >= 0) & masks["primary_mask"].bool()[rows, primary]
+    target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
+    target = actions[:, 2]
+    target_ok = (target >= 0) & target_mask[rows, target.clamp(0, target_mask.shape[-1] - 1)]
+    offsets_ok = ((actions[:, 3:5] >= 0) & (actions[:, 3:5] < N_OFFSET)).all(-1)
+    return allowed & (~target_mask.any(-1) | target_ok) & offsets_ok & (actions[:, 1] >= 0) & (actions[:, 1] < N_DELAY)
 
 
 def parameter_count(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-__all__ = ["Policy", "PolicyConfig", "RunningNorm", "ALL_GROUPS", "HEADS", "parameter_count", "N_UNIT_SLOTS"]
+__all__ = ["Policy", "PolicyConfig", "SequenceScores", "valid_actions", "RunningNorm", "ALL_GROUPS", "HEADS", "parameter_count", "N_UNIT_SLOTS"]

@@ -86,6 +86,12 @@ class PPOConfig:
     steps_per_version: int = 32  # paper: 32 gradient steps per published version
     grad_clip: float = 5.0  # per-parameter clip to +-5 sqrt(v)
     max_staleness: int = 8  # drop samples older than this many versions
+    # ours (the paper learnt from self-play alone): a teacher bot ("scripted", ...; "" = none) labels the states
+    # the latest policy plays with the bot's own action there, and the loss adds teacher_weight x the negative
+    # log-probability of those labels (DAgger), the weight falling linearly to 0 over teacher_versions
+    teacher: str = ""
+    teacher_weight: float = 1.0
+    teacher_versions: int = 60
 
 
 @dataclass
@@ -247,6 +253,10 @@ def validate(config: TrainConfig) -> None:
         raise ConfigError(f"pool.bot_fraction must lie in [0, 1], got {pool.bot_fraction}")
     if pool.bot not in TRAINING_BOTS:
         raise ConfigError(f"pool.bot must be one of {list(TRAINING_BOTS)}, got {pool.bot!r}")
+    if config.ppo.teacher and config.ppo.teacher not in TRAINING_BOTS:
+        raise ConfigError(f"ppo.teacher must be '' (none) or one of {list(TRAINING_BOTS)}, got {config.ppo.teacher!r}")
+    if config.ppo.teacher_weight < 0 or config.ppo.teacher_versions < 1:
+        raise ConfigError("ppo.teacher_weight must not be negative and ppo.teacher_versions must be at least 1")
     if ev.every_versions and (pool.add_every_versions <= 0 or ev.every_versions % pool.add_every_versions):
         raise ConfigError(f"eval.every_versions ({ev.every_versions}) must be a multiple of pool.add_every_versions "
                           f"({pool.add_every_versions}): only versions in the pool are rated")

@@ -66,6 +66,7 @@ class SampleBatch:
     obs: dict[str, np.ndarray]  # team groups (S, L, ...), hero groups (S, L, K, ...)
     hero_slots: np.ndarray  # (S, K)
     actions: np.ndarray  # (S, L, K, 5)
+    teacher_actions: np.ndarray  # (S, L, K, 5) the teacher bot's action at each step (``ppo.teacher``); -1: none
     log_prob: np.ndarray  # (S, L, K)
     advantages: np.ndarray  # (S, L, K)
     returns: np.ndarray  # (S, L, K), reward units
@@ -80,17 +81,15 @@ class SampleBatch:
         return self.first.shape[0]
 
     def select(self, index: np.ndarray) -> "SampleBatch":
-        return SampleBatch(
-            obs={k: v[index] for k, v in self.obs.items()}, hero_slots=self.hero_slots[index],
-            actions=self.actions[index], log_prob=self.log_prob[index], advantages=self.advantages[index],
-            returns=self.returns[index], win_target=self.win_target[index], first=self.first[index],
-            h0=self.h0[index], c0=self.c0[index], version=self.version[index])
+        return SampleBatch(obs={k: v[index] for k, v in self.obs.items()},
+                           **{name: getattr(self, name)[index] for name in SAMPLE_ARRAYS})
 
     @staticmethod
     def concat(batches: list["SampleBatch"]) -> "SampleBatch":
-        first = batches[0]
-        return SampleBatch(
-            obs={k: np.concatenate([b.obs[k] for b in batches]) for k in first.obs},
-            **{name: np.concatenate([getattr(b, name) for b in batches])
-               for name in ("hero_slots", "actions", "log_prob", "advantages", "returns", "win_target", "first",
-                            "h0", "c0", "version")})
+        return SampleBatch(obs={k: np.concatenate([b.obs[k] for b in batches]) for k in batches[0].obs},
+                           **{name: np.concatenate([getattr(b, name) for b in batches]) for name in SAMPLE_ARRAYS})
+
+
+# every per-sample array of a SampleBatch beside its observations
+SAMPLE_ARRAYS = ("hero_slots", "actions", "teacher_actions", "log_prob", "advantages", "returns", "win_target", "first",
+                 "h0", "c0", "version")

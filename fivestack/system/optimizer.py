@@ -1,5 +1,9 @@
 """The optimizer: PPO on batches of 16-step samples, replayed through the LSTM from their stored start
-state (truncated BPTT), Adam with the +-5 sqrt(v) clip, and the version counter."""
+state (truncated BPTT), Adam with the +-5 sqrt(v) clip, and the version counter.
+
+With a teacher (``ppo.teacher``) the loss has one more term, imitation: the negative log-probability of the
+teacher bot's action on the states the policy played (DAgger, Ross et al. 2011), over the steps where that
+action is one the hero could take, weighted by ``teacher_weight(config, version)``, which falls to 0."""
 
 from __future__ import annotations
 
@@ -49,8 +53,12 @@ class Optimizer:
         obs = to_torch(batch)
         state = (torch.from_numpy(batch.h0).reshape(s * k, -1), torch.from_numpy(batch.c0).reshape(s * k, -1))
         actions = torch.from_numpy(batch.actions)
-        log_prob, entropy, value, win_logit, used = self.policy.forward_sequence(
-            obs, state, torch.from_numpy(batch.first), torch.from_numpy(batch.hero_slots), actions)
+        imitation_weight = teacher_weight(c, self.version)
+        scores = self.policy.forward_sequence(obs, state, torch.from_numpy(batch.first),
+                                              torch.from_numpy(batch.hero_slots), actions,
+                                              torch.from_numpy(batch.teacher_actions) if imitation_weight > 0 else None)
+        log_prob, entropy, value, win_logit, used = (scores.log_prob, scores.entropy, scores.value, scores.win_logit,
+                                                     scores.used)
         adv = torch.from_numpy(batch.advantages)
         mean, std = (adv.mean(), adv.std()) if self.sync is None else self.sync.moments(adv)
         adv = (adv - mean) / (std + 1e-8)
@@ -61,6 +69,15 @@ class Optimizer:
         ent = (head_entropy * self.entropy_weights).sum()
         win_loss = F.binary_cross_entropy_with_logits(win_logit, torch.from_numpy(batch.win_target))
         loss = pg_loss + c.value_weight * v_loss - ent + c.win_weight * win_loss
+        imitation_metrics = {}
+        if imitation_weight > 0:
+            labelled = scores.teacher_valid.float()
+            imitation = -masked_mean(scores.teacher_log_prob, labelled)
+            loss = loss + imitation_weight * imitation
+            same_primary = (actions[..., 0] == torch.from_numpy(batch.teacher_actions)[..., 0]).float()
+            imitation_metrics = {"imitation/loss": imitation.item(), "imitation/weight": imitation_weight,
+                                 "imitation/labelled": float(labelled.mean()),
+                                 "imitation/same_primary": float(masked_mean(same_primary, labelled))}
         self.adam.zero_grad(set_to_none=True)
         loss.backward()
         if self.sync is not None:
@@ -77,7 +94,7 @@ class Optimizer:
         # a parameter head's entropy over the steps whose action uses it
         per_head["entropy/target_when_used"] = float(entropy[..., 2].detach().sum() / used_t.sum().clamp_min(1))
         per_head["entropy/offset_when_used"] = float(entropy[..., 3].detach().sum() / used_o.sum().clamp_min(1))
-        return {**per_head, "loss/policy": pg_loss.item(), "loss/value": v_loss.item(),
+        return {**per_head, **imitation_metrics, "loss/policy": pg_loss.item(), "loss/value": v_loss.item(),
                 "loss/entropy_bonus": ent.item(),
                 "loss/win": win_loss.item(), "loss/total": loss.item(), "ppo/clip_fraction": clip_frac.item(),
                 "ppo/approx_kl": float(approx_kl), "ppo/grad_clipped_fraction": grad_clipped,
@@ -120,4 +137,12 @@ def team_spirit(config: PPOConfig, version: int) -> float:
     return config.team_spirit_start + frac * (config.team_spirit_end - config.team_spirit_start)
 
 
-__all__ = ["Optimizer", "team_spirit"]
+def teacher_weight(config: PPOConfig, version: int) -> float:
+    """The imitation term's weight: ``teacher_weight`` at version 0, falling linearly to 0 at
+    ``teacher_versions``; 0 without a teacher."""
+    if not config.teacher:
+        return 0.0
+    return config.teacher_weight * max(0.0, 1.0 - version / config.teacher_versions)
+
+
+__all__ = ["Optimizer", "team_spirit", "teacher_weight"]

@@ -38,7 +38,7 @@ from fivestack.system.config import TrainConfig, from_dict, reward_weights
 from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint, new_run_dir
 from fivestack.system.distributed import normalizer_widths, observation_moments
 from fivestack.system.evaluator import progress_ratings, rating_metrics
-from fivestack.system.messages import InferenceRequest, InferenceResult, SampleBatch
+from fivestack.system.messages import SAMPLE_ARRAYS, InferenceRequest, InferenceResult, SampleBatch
 from fivestack.system.optimizer import Optimizer, team_spirit
 from fivestack.system.pool import OpponentPool, PastOpponents
 from fivestack.system.rollout import RolloutWorker, active_heroes, games_metrics, reward_event_metrics
@@ -46,20 +46,18 @@ from fivestack.system.serial import Progress
 
 CONTROLLER = "controller"
 KEEP_VERSIONS = 8  # parameter versions the controller keeps for workers that ask for one by number
-BATCH_FIELDS = ("hero_slots", "actions", "log_prob", "advantages", "returns", "win_target", "first", "h0", "c0",
-                "version")
 
 
 # ---------------------------------------------------------------------- messages (numpy and plain values only)
 def batch_to_message(batch: SampleBatch) -> dict:
     out = {f"obs.{k}": v for k, v in batch.obs.items()}
-    out.update({k: getattr(batch, k) for k in BATCH_FIELDS})
+    out.update({k: getattr(batch, k) for k in SAMPLE_ARRAYS})
     return out
 
 
 def message_to_batch(message: dict) -> SampleBatch:
     obs = {k[4:]: v for k, v in message.items() if k.startswith("obs.")}
-    return SampleBatch(obs=obs, **{k: message[k] for k in BATCH_FIELDS})
+    return SampleBatch(obs=obs, **{k: message[k] for k in SAMPLE_ARRAYS})
 
 
 def to_numpy(tensors: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:

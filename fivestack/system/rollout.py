@@ -12,6 +12,10 @@ own LSTM state started fresh, and its team's steps are not training data (a 16-s
 the latest version played every one of its steps). With ``pool.bot_fraction > 0`` that share of new games is
 played against a bot (``pool.bot``, the scripted team by default) on a random side, in the same way: the bot
 acts at every timestep (not only at the learner's decisions) and its team's steps are not training data.
+
+With a teacher (``ppo.teacher``, a bot name), every step of the segment also carries the action the teacher bot
+would take in each team's place (``SampleBatch.teacher_actions``; -1 everywhere without one): the labels of the
+optimizer's imitation term, taken on the states the policy itself visits.
 """
 
 from __future__ import annotations
@@ -96,6 +100,7 @@ class RolloutWorker:
         self.obs = self.env.reset(self._take_seeds(self.n_games))
         self.bot_fraction = config.pool.bot_fraction
         self.bots = [make_agent(config.pool.bot, team, seed) for team in (0, 1)] if self.bot_fraction > 0 else None
+        self.teachers = [make_agent(config.ppo.teacher, team, seed) for team in (0, 1)] if config.ppo.teacher else None
         self.opponent_version = np.full(self.n_games, LATEST, np.int64)  # per game: LATEST, BOT or a past version
         self.opponent_side = np.zeros(self.n_games, np.int64)  # the team the past version plays
         self._choose_opponents(np.arange(self.n_games))
@@ -146,13 +151,15 @@ class RolloutWorker:
                 parts.append((rows, self.opponents.inference(int(version))(request.select(rows))))
         return InferenceResult.merge(self.n_teams, parts, mine.version)
 
-    def _bot_actions(self, rows: np.ndarray) -> np.ndarray:
-        """(len(rows), K, 5) the bot's actions for team rows ``rows`` (game 2g + side), in env action space."""
+    def _bot_actions(self, rows: np.ndarray, bots: list | None = None) -> np.ndarray:
+        """(len(rows), K, 5) the actions of the bots (``pool.bot``'s unless given, one per side) for team rows
+        ``rows`` (game 2g + side), in env action space."""
+        bots = self.bots if bots is None else bots
         actions = np.empty((rows.size, self.k, N_ACTION_FIELDS), np.int64)
         for side in (0, 1):
             mine = rows % 2 == side
             if mine.any():
-                team = self.bots[side].act(self.env)  # (games, 5, 5), this team's heroes
+                team = bots[side].act(self.env)  # (games, 5, 5), this team's heroes
                 actions[mine] = team[rows[mine] // 2][:, self.heroes[side] - side * HEROES_PER_TEAM]
         return actions
 
@@ -207,6 +214,7 @@ class RolloutWorker:
         seg_obs = {name: np.empty((n_samples, arr.shape[0], sample_steps, *arr.shape[1:]), arr.dtype)
                    for name, arr in first_view.items()}
         actions = np.empty((steps, t, k, N_ACTION_FIELDS), np.int64)
+        teacher_actions = np.full((steps, t, k, N_ACTION_FIELDS), -1, np.int64)
         log_prob = np.empty((steps, t, k), np.float32)
         values = np.empty((steps, t, k), np.float32)
         rewards = np.empty((steps, t, k), np.float32)
@@ -228,6 +236,8 @@ class RolloutWorker:
             request = InferenceRequest(view, self.hero_slots, self.state, self.first)
             t0 = time.perf_counter()
             learner[i] = self.row_owners() == LATEST
+            if self.teachers is not None:
+                teacher_actions[i] = self._bot_actions(np.arange(t), self.teachers)
             result = self._act(infer, request)
             t1 = time.perf_counter()
             version = result.version if version < 0 else version
@@ -267,7 +277,7 @@ class RolloutWorker:
         for i in range(steps - 1, -1, -1):
             target = np.where(ends[i][:, None] > 0, outcome[i][:, None], target)
             win_target[i] = target
-        samples = self._cut(seg_obs, actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version)
+        samples = self._cut(seg_obs, actions, teacher_actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version)
         trainable = learner.reshape(-1, self.config.rollout.sample_steps, t).all(axis=1).reshape(-1)
         if not trainable.all():  # drop samples in which a past version played (they are not on-policy)
             samples = samples.select(np.flatnonzero(trainable))
@@ -278,7 +288,7 @@ class RolloutWorker:
         self.results = []
         return samples
 
-    def _cut(self, seg_obs, actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version) -> SampleBatch:
+    def _cut(self, seg_obs, actions, teacher_actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version) -> SampleBatch:
         """(L_segment, T, ...) arrays -> (samples * T, L_sample, ...), sample-major then team."""
         sample_steps = self.config.rollout.sample_steps
         n_samples = firsts.shape[0] // sample_steps
@@ -292,7 +302,8 @@ class RolloutWorker:
         state_shape = (n_samples * t, k, h0.shape[-1])
         return SampleBatch(
             obs={name: arr.reshape(n_samples * t, *arr.shape[2:]) for name, arr in seg_obs.items()},
-            hero_slots=np.tile(self.hero_slots, (n_samples, 1)), actions=cut(actions), log_prob=cut(log_prob),
+            hero_slots=np.tile(self.hero_slots, (n_samples, 1)), actions=cut(actions), teacher_actions=cut(teacher_actions),
+            log_prob=cut(log_prob),
             advantages=cut(advantages), returns=cut(returns), win_target=cut(win_target), first=cut(firsts),
             h0=h0.reshape(state_shape), c0=c0.reshape(state_shape),
             version=np.full(n_samples * t, version, np.int64))

@@ -2,7 +2,7 @@
 stored at its start, gives back the rollout's log-probabilities and values, across game restarts inside a
 sample (the ``first`` flag); and the stored state matters."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -34,10 +34,9 @@ def replay(policy: Policy, batch: SampleBatch, zero_state: bool):
         h0, c0 = torch.zeros_like(h0), torch.zeros_like(c0)
     obs = {name: torch.from_numpy(arr) for name, arr in batch.obs.items()}
     with torch.no_grad():
-        log_prob, _, value, _, _ = policy.forward_sequence(obs, (h0, c0), torch.from_numpy(batch.first),
-                                                           torch.from_numpy(batch.hero_slots),
-                                                           torch.from_numpy(batch.actions))
-    return log_prob.numpy(), value.numpy()
+        scores = policy.forward_sequence(obs, (h0, c0), torch.from_numpy(batch.first),
+                                         torch.from_numpy(batch.hero_slots), torch.from_numpy(batch.actions))
+    return scores.log_prob.numpy(), scores.value.numpy()
 
 
 def play(overrides: list[str], segments: int) -> list[Replayed]:
@@ -139,9 +138,7 @@ def test_replay_with_swapped_heroes_fails(five_vs_five):
     """The check above can fail: replaying with the heroes' stored states permuted does not match."""
     seg = five_vs_five[1]
     b = seg.batch
-    swapped = SampleBatch(obs=b.obs, hero_slots=b.hero_slots, actions=b.actions, log_prob=b.log_prob,
-                          advantages=b.advantages, returns=b.returns, win_target=b.win_target, first=b.first,
-                          h0=b.h0[:, ::-1].copy(), c0=b.c0[:, ::-1].copy(), version=b.version)
+    swapped = replace(b, h0=b.h0[:, ::-1].copy(), c0=b.c0[:, ::-1].copy())
     config = load_config(None, BASE + ["game.mode='5v5'", "rollout.games=1"])
     torch.manual_seed(0)
     policy = Policy(config.policy)

@@ -12,7 +12,7 @@ from fivestack.model.policy import Policy
 from fivestack.system.config import load_config
 from fivestack.system.distributed import GradientSync, close_group, free_port, init_group
 from fivestack.system.inference import Inference
-from fivestack.system.messages import SampleBatch
+from fivestack.system.messages import SAMPLE_ARRAYS, SampleBatch
 from fivestack.system.optimizer import Optimizer
 from fivestack.system.rollout import RolloutWorker
 
@@ -24,8 +24,7 @@ STEPS = [np.arange(0, 8), np.array([9, 3, 12, 14, 1, 6, 10, 15])]
 
 def save_batch(batch: SampleBatch, path) -> None:
     arrays = {f"obs.{k}": v for k, v in batch.obs.items()}
-    for name in ("hero_slots", "actions", "log_prob", "advantages", "returns", "win_target", "first", "h0", "c0",
-                 "version"):
+    for name in SAMPLE_ARRAYS:
         arrays[name] = getattr(batch, name)
     np.savez(path, **arrays)
 
