@@ -87,10 +87,12 @@ class PPOConfig:
     grad_clip: float = 5.0  # per-parameter clip to +-5 sqrt(v)
     max_staleness: int = 8  # drop samples older than this many versions
     # ours (the paper learnt from self-play alone): a teacher bot ("scripted", ...; "" = none) labels the states
-    # the latest policy plays with the bot's own action there, and the loss adds teacher_weight x the negative
-    # log-probability of those labels (DAgger), the weight falling linearly to 0 over teacher_versions
+    # the latest policy plays with the bot's own action there, and the loss adds a weight x the negative
+    # log-probability of those labels (DAgger); the weight falls linearly from teacher_weight to
+    # teacher_weight_end over teacher_versions versions and stays there
     teacher: str = ""
     teacher_weight: float = 1.0
+    teacher_weight_end: float = 0.0
     teacher_versions: int = 60
 
 
@@ -255,8 +257,9 @@ def validate(config: TrainConfig) -> None:
         raise ConfigError(f"pool.bot must be one of {list(TRAINING_BOTS)}, got {pool.bot!r}")
     if config.ppo.teacher and config.ppo.teacher not in TRAINING_BOTS:
         raise ConfigError(f"ppo.teacher must be '' (none) or one of {list(TRAINING_BOTS)}, got {config.ppo.teacher!r}")
-    if config.ppo.teacher_weight < 0 or config.ppo.teacher_versions < 1:
-        raise ConfigError("ppo.teacher_weight must not be negative and ppo.teacher_versions must be at least 1")
+    if min(config.ppo.teacher_weight, config.ppo.teacher_weight_end) < 0 or config.ppo.teacher_versions < 1:
+        raise ConfigError("ppo.teacher_weight and ppo.teacher_weight_end must not be negative and "
+                          "ppo.teacher_versions must be at least 1")
     if ev.every_versions and (pool.add_every_versions <= 0 or ev.every_versions % pool.add_every_versions):
         raise ConfigError(f"eval.every_versions ({ev.every_versions}) must be a multiple of pool.add_every_versions "
                           f"({pool.add_every_versions}): only versions in the pool are rated")

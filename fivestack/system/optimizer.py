@@ -138,11 +138,12 @@ def team_spirit(config: PPOConfig, version: int) -> float:
 
 
 def teacher_weight(config: PPOConfig, version: int) -> float:
-    """The imitation term's weight: ``teacher_weight`` at version 0, falling linearly to 0 at
-    ``teacher_versions``; 0 without a teacher."""
+    """The imitation term's weight: ``teacher_weight`` at version 0, linearly to ``teacher_weight_end`` at
+    ``teacher_versions``, then constant; 0 without a teacher."""
     if not config.teacher:
         return 0.0
-    return config.teacher_weight * max(0.0, 1.0 - version / config.teacher_versions)
+    frac = min(1.0, version / config.teacher_versions)
+    return config.teacher_weight + frac * (config.teacher_weight_end - config.teacher_weight)
 
 
 __all__ = ["Optimizer", "team_spirit", "teacher_weight"]

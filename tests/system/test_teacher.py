@@ -46,6 +46,8 @@ def test_valid_actions_by_hand():
 def test_weight_falls_linearly_to_zero():
     config = load_config(None, ["ppo.teacher='scripted'", "ppo.teacher_weight=2.0", "ppo.teacher_versions=40"])
     assert [teacher_weight(config.ppo, v) for v in (0, 10, 20, 40, 100)] == [2.0, 1.5, 1.0, 0.0, 0.0]
+    config.ppo.teacher_weight_end = 0.4  # a floor: the term stays, as a prior
+    assert [teacher_weight(config.ppo, v) for v in (0, 20, 40, 100)] == pytest.approx([2.0, 1.2, 0.4, 0.4])
     assert teacher_weight(load_config(None, []).ppo, 0) == 0.0  # no teacher, no term
 
 
