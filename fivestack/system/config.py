@@ -93,7 +93,7 @@ class PPOConfig:
     teacher: str = ""
     teacher_weight: float = 1.0
     teacher_weight_end: float = 0.0
-    teacher_versions: int = 60
+    teacher_versions: int = 150  # 1v1, 5M agent-steps: 60 (to 0) fell back into the stand-off by 3M (README)
 
 
 @dataclass
