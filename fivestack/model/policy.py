@@ -384,12 +384,14 @@ def valid_actions(masks: dict[str, torch.Tensor], actions: torch.Tensor) -> torc
     target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
     target = actions[:, 2]
     target_ok = (target >= 0) & target_mask[rows, target.clamp(0, target_mask.shape[-1] - 1)]
+    delay_ok = (actions[:, 1] >= 0) & (actions[:, 1] < N_DELAY)
     offsets_ok = ((actions[:, 3:5] >= 0) & (actions[:, 3:5] < N_OFFSET)).all(-1)
-    return allowed & (~target_mask.any(-1) | target_ok) & offsets_ok & (actions[:, 1] >= 0) & (actions[:, 1] < N_DELAY)
+    return allowed & (~target_mask.any(-1) | target_ok) & delay_ok & offsets_ok
 
 
 def parameter_count(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-__all__ = ["Policy", "PolicyConfig", "SequenceScores", "valid_actions", "RunningNorm", "ALL_GROUPS", "HEADS", "parameter_count", "N_UNIT_SLOTS"]
+__all__ = ["Policy", "PolicyConfig", "SequenceScores", "valid_actions", "RunningNorm", "ALL_GROUPS", "HEADS",
+           "parameter_count", "N_UNIT_SLOTS"]

@@ -3,7 +3,8 @@ state (truncated BPTT), Adam with the +-5 sqrt(v) clip, and the version counter.
 
 With a teacher (``ppo.teacher``) the loss has one more term, imitation: the negative log-probability of the
 teacher bot's action on the states the policy played (DAgger, Ross et al. 2011), over the steps where that
-action is one the hero could take, weighted by ``teacher_weight(config, version)``, which falls to 0."""
+action is one the hero could take, weighted by ``teacher_weight(config, version)`` (falling from ``ppo.teacher_weight``
+to ``ppo.teacher_weight_end``)."""
 
 from __future__ import annotations
 
