@@ -55,9 +55,9 @@ class Optimizer:
         state = (torch.from_numpy(batch.h0).reshape(s * k, -1), torch.from_numpy(batch.c0).reshape(s * k, -1))
         actions = torch.from_numpy(batch.actions)
         imitation_weight = teacher_weight(c, self.version)
+        labels = torch.from_numpy(batch.teacher_actions) if imitation_weight > 0 else None
         scores = self.policy.forward_sequence(obs, state, torch.from_numpy(batch.first),
-                                              torch.from_numpy(batch.hero_slots), actions,
-                                              torch.from_numpy(batch.teacher_actions) if imitation_weight > 0 else None)
+                                              torch.from_numpy(batch.hero_slots), actions, labels)
         log_prob, entropy, value, win_logit, used = (scores.log_prob, scores.entropy, scores.value, scores.win_logit,
                                                      scores.used)
         adv = torch.from_numpy(batch.advantages)
@@ -75,7 +75,7 @@ class Optimizer:
             labelled = scores.teacher_valid.float()
             imitation = -masked_mean(scores.teacher_log_prob, labelled)
             loss = loss + imitation_weight * imitation
-            same_primary = (actions[..., 0] == torch.from_numpy(batch.teacher_actions)[..., 0]).float()
+            same_primary = (actions[..., 0] == labels[..., 0]).float()
             imitation_metrics = {"imitation/loss": imitation.item(), "imitation/weight": imitation_weight,
                                  "imitation/labelled": float(labelled.mean()),
                                  "imitation/same_primary": float(masked_mean(same_primary, labelled))}

@@ -151,10 +151,9 @@ class RolloutWorker:
                 parts.append((rows, self.opponents.inference(int(version))(request.select(rows))))
         return InferenceResult.merge(self.n_teams, parts, mine.version)
 
-    def _bot_actions(self, rows: np.ndarray, bots: list | None = None) -> np.ndarray:
-        """(len(rows), K, 5) the actions of the bots (``pool.bot``'s unless given, one per side) for team rows
-        ``rows`` (game 2g + side), in env action space."""
-        bots = self.bots if bots is None else bots
+    def _bot_actions(self, bots: list, rows: np.ndarray) -> np.ndarray:
+        """(len(rows), K, 5) the actions of ``bots`` (one per side: the opponent bots or the teachers) for team
+        rows ``rows`` (game 2g + side), in env action space."""
         actions = np.empty((rows.size, self.k, N_ACTION_FIELDS), np.int64)
         for side in (0, 1):
             mine = rows % 2 == side
@@ -167,7 +166,7 @@ class RolloutWorker:
         """The bot's actions as an inference result (no log-prob, value or state: its steps are not trained on)."""
         zeros = np.zeros((rows.size, self.k), np.float32)
         state = tuple(np.zeros((rows.size * self.k, s.shape[-1]), s.dtype) for s in request.state)
-        return InferenceResult(self._bot_actions(rows), zeros, zeros, zeros + 0.5, state, version)
+        return InferenceResult(self._bot_actions(self.bots, rows), zeros, zeros, zeros + 0.5, state, version)
 
     def _env_actions(self, actions: np.ndarray) -> np.ndarray:
         out = np.zeros((self.n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
@@ -193,7 +192,7 @@ class RolloutWorker:
                     env_actions = env_actions.copy()
                     games = bot_rows // 2
                     slots = self.heroes[bot_rows % 2]  # (rows, K)
-                    env_actions[games[:, None], slots] = self._bot_actions(bot_rows)
+                    env_actions[games[:, None], slots] = self._bot_actions(self.bots, bot_rows)
             self.obs, events, term, trunc, info = self.env.step(env_actions, observe=last)
             team_events = events[:, self.heroes]  # (games, 2, K, E)
             event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
@@ -237,7 +236,7 @@ class RolloutWorker:
             t0 = time.perf_counter()
             learner[i] = self.row_owners() == LATEST
             if self.teachers is not None:
-                teacher_actions[i] = self._bot_actions(np.arange(t), self.teachers)
+                teacher_actions[i] = self._bot_actions(self.teachers, np.arange(t))
             result = self._act(infer, request)
             t1 = time.perf_counter()
             version = result.version if version < 0 else version
@@ -277,7 +276,8 @@ class RolloutWorker:
         for i in range(steps - 1, -1, -1):
             target = np.where(ends[i][:, None] > 0, outcome[i][:, None], target)
             win_target[i] = target
-        samples = self._cut(seg_obs, actions, teacher_actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version)
+        samples = self._cut(seg_obs, actions, teacher_actions, log_prob, advantages, returns, win_target, firsts, h0,
+                            c0, version)
         trainable = learner.reshape(-1, self.config.rollout.sample_steps, t).all(axis=1).reshape(-1)
         if not trainable.all():  # drop samples in which a past version played (they are not on-policy)
             samples = samples.select(np.flatnonzero(trainable))
@@ -288,7 +288,8 @@ class RolloutWorker:
         self.results = []
         return samples
 
-    def _cut(self, seg_obs, actions, teacher_actions, log_prob, advantages, returns, win_target, firsts, h0, c0, version) -> SampleBatch:
+    def _cut(self, seg_obs, actions, teacher_actions, log_prob, advantages, returns, win_target, firsts, h0, c0,
+             version) -> SampleBatch:
         """(L_segment, T, ...) arrays -> (samples * T, L_sample, ...), sample-major then team."""
         sample_steps = self.config.rollout.sample_steps
         n_samples = firsts.shape[0] // sample_steps
@@ -302,8 +303,8 @@ class RolloutWorker:
         state_shape = (n_samples * t, k, h0.shape[-1])
         return SampleBatch(
             obs={name: arr.reshape(n_samples * t, *arr.shape[2:]) for name, arr in seg_obs.items()},
-            hero_slots=np.tile(self.hero_slots, (n_samples, 1)), actions=cut(actions), teacher_actions=cut(teacher_actions),
-            log_prob=cut(log_prob),
+            hero_slots=np.tile(self.hero_slots, (n_samples, 1)), actions=cut(actions),
+            teacher_actions=cut(teacher_actions), log_prob=cut(log_prob),
             advantages=cut(advantages), returns=cut(returns), win_target=cut(win_target), first=cut(firsts),
             h0=h0.reshape(state_shape), c0=c0.reshape(state_shape),
             version=np.full(n_samples * t, version, np.int64))
