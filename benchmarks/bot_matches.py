@@ -71,12 +71,12 @@ def play_batch(seeds, radiant, dire, max_seconds: float = 3600.0, timing: dict |
         timing["sim_s"] = timing.get("sim_s", 0.0) + t_sim
         timing["game_steps"] = timing.get("game_steps", 0) + steps
     S = game.state
-    hi = S[3]
+    hi = S.hi
     return {
         "done": game.done.copy(),
         "winner": game.winner.copy(),
         "minutes": game.frame / (60.0 * FRAMES_PER_SECOND),
-        "towers_lost": S[7][:, G_TOWERS_LOST0:G_TOWERS_LOST0 + 2].copy(),
+        "towers_lost": S.gi[:, G_TOWERS_LOST0:G_TOWERS_LOST0 + 2].copy(),
         "kills": np.stack([hi[:, :5, KILLS].sum(1), hi[:, 5:, KILLS].sum(1)], 1),
         "deaths": np.stack([hi[:, :5, DEATHS].sum(1), hi[:, 5:, DEATHS].sum(1)], 1),
         "last_hits": np.stack([hi[:, :5, LAST_HITS].sum(1), hi[:, 5:, LAST_HITS].sum(1)], 1),

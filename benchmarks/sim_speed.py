@@ -42,7 +42,7 @@ def main() -> None:
     warmup_steps = int(args.warmup_minutes * 60 * 30 / FRAMES_PER_STEP)
     for _ in range(warmup_steps):
         obs, *_ = env.step(agent.act(obs))
-    alive_units = float(env.game.state[1][:, :, 0].sum(1).mean())
+    alive_units = float(env.game.state.ui[:, :, 0].sum(1).mean())
 
     steps = 0
     start = time.perf_counter()

@@ -46,7 +46,7 @@ def random_team_act(S, D, team, out, rng, prims, targets, n_targets, computed):
     """Fill ``out[:, team's heroes, :]`` with uniformly random available actions and valid targets.
     Working memory (kernels do not allocate): ``prims`` int64 (N_PRIMARY,), ``targets`` int64 (5, MAX_UNITS)
     valid targets per target kind 1..4, ``n_targets`` int64 (5,), ``computed`` bool (5,)."""
-    gi = S[7]
+    gi = S.gi
     n_games = out.shape[0]
     for g in range(n_games):
         for k in range(HEROES_PER_TEAM):

@@ -178,8 +178,8 @@ def rng_next(mem_g, g):
 def new_game_memory(S, g, team, mem_g, mem_h, seed):
     """Fresh memory for a new game, with this game's random style drawn from the bot seed and the game's
     own RNG state at its start (so that games differ with their seeds, and replays are reproducible)."""
-    uf = S[0]
-    z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(S[7][g, G_RNG]) + np.uint64(team + 1)
+    uf = S.uf
+    z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(S.gi[g, G_RNG]) + np.uint64(team + 1)
     mem_g[g, MG_RNG] = kernels.splitmix64(z)
     mem_g[g, MG_PUSH_LANE] = -1
     mem_g[g, MG_PUSH_SINCE] = 0
@@ -215,7 +215,7 @@ def offset_cell(d, step):
 @kernel
 def issue_move(S, D, g, h, gx, gy, out):
     """A move toward (gx, gy): the farthest offset cell in its direction (re-issued every step)."""
-    uf = S[0]
+    uf = S.uf
     dx = gx - uf[g, h, X]
     dy = gy - uf[g, h, Y]
     m = max(abs(dx), abs(dy))
@@ -262,7 +262,7 @@ def hero_dps(uf, ui, g, u):
 # ====================================================================== navigation
 @kernel
 def in_base(D, team, x, y):
-    f = D[19]
+    f = D.fountain
     return d2xy(x, y, f[team, 0], f[team, 1]) < BASE_RADIUS * BASE_RADIUS
 
 
@@ -272,8 +272,8 @@ def nav_goal(S, D, g, h, team, lane_len, gx, gy, lane):
 
     Lanes and the two bases are clear of trees: walk along the lane, cut straight across a base, and go
     back through the own base to change lanes."""
-    uf = S[0]
-    lanes = D[7]
+    uf = S.uf
+    lanes = D.lanes
     x, y = uf[g, h, X], uf[g, h, Y]
     if d2xy(x, y, gx, gy) < 1200.0 * 1200.0:
         return gx, gy
@@ -314,7 +314,7 @@ def nav_goal(S, D, g, h, team, lane_len, gx, gy, lane):
 @kernel
 def walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out):
     """Walk toward a goal along lanes, side-stepping when the hero has been stuck."""
-    uf = S[0]
+    uf = S.uf
     nx, ny = nav_goal(S, D, g, h, team, lane_len, gx, gy, lane)
     if mem_h[g, h, M_UNSTICK] > 0:
         mem_h[g, h, M_UNSTICK] -= 1
@@ -327,8 +327,8 @@ def walk_to(S, D, g, h, team, lane_len, gx, gy, lane, mem_h, out):
 @kernel
 def tp_building(S, D, g, h, team, gx, gy):
     """The allied building whose town-portal landing is nearest the goal, when that saves a long walk."""
-    uf, ui = S[0], S[1]
-    f = D[19]
+    uf, ui = S.uf, S.ui
+    f = D.fountain
     here = math.sqrt(d2xy(uf[g, h, X], uf[g, h, Y], gx, gy))
     best = -1
     best_d = here - 3500.0
@@ -350,7 +350,7 @@ def tp_building(S, D, g, h, team, gx, gy):
 @kernel
 def travel(S, D, g, h, team, lane_len, gx, gy, lane, enemy_near, mem_h, out):
     """Go to a far goal: town portal when it saves a long walk and no enemy hero is close, else walk."""
-    uf = S[0]
+    uf = S.uf
     if not enemy_near and d2xy(uf[g, h, X], uf[g, h, Y], gx, gy) > TP_MIN_DISTANCE * TP_MIN_DISTANCE \
             and kernels.primary_available(S, D, g, h, A_TOWN_PORTAL):
         b = tp_building(S, D, g, h, team, gx, gy)
@@ -363,8 +363,8 @@ def travel(S, D, g, h, team, lane_len, gx, gy, lane, enemy_near, mem_h, out):
 @kernel
 def lane_fronts(S, D, g, team, lane_len, front, n_front, efront):
     """Furthest progress of own lane creeps per lane, their count, and nearest visible enemy creep."""
-    uf, ui, vis = S[0], S[1], S[10]
-    lanes = D[7]
+    uf, ui, vis = S.uf, S.ui, S.vis
+    lanes = D.lanes
     for l in range(3):
         front[l] = -1.0
         n_front[l] = 0
@@ -388,7 +388,7 @@ def lane_fronts(S, D, g, team, lane_len, front, n_front, efront):
 
 @kernel
 def lane_objective(S, g, team, lane):
-    ui = S[1]
+    ui = S.ui
     enemy = 1 - team
     for tier in range(3):
         u = kernels.building_slot(enemy, tier * 3 + lane)
@@ -408,13 +408,13 @@ def lane_objective(S, g, team, lane):
 @kernel
 def enemy_tower_limit(S, D, g, team, lane, lane_len):
     """Progress of the nearest living enemy tower of ``lane`` (1e9 when none)."""
-    uf, ui = S[0], S[1]
+    uf, ui = S.uf, S.ui
     enemy = 1 - team
     best = 1e9
     for tier in range(3):
         u = kernels.building_slot(enemy, tier * 3 + lane)
         if ui[g, u, ALIVE] != 0:
-            p, d = progress(D[7], lane_len, team, lane, uf[g, u, X], uf[g, u, Y])
+            p, d = progress(D.lanes, lane_len, team, lane, uf[g, u, X], uf[g, u, Y])
             if p < best:
                 best = p
     return best
@@ -423,12 +423,12 @@ def enemy_tower_limit(S, D, g, team, lane, lane_len):
 @kernel
 def own_tower_line(S, D, g, team, lane, lane_len):
     """Progress of the own outermost living tower of ``lane`` (0 when none)."""
-    uf, ui = S[0], S[1]
+    uf, ui = S.uf, S.ui
     best = 0.0
     for tier in range(3):
         u = kernels.building_slot(team, tier * 3 + lane)
         if ui[g, u, ALIVE] != 0:
-            p, d = progress(D[7], lane_len, team, lane, uf[g, u, X], uf[g, u, Y])
+            p, d = progress(D.lanes, lane_len, team, lane, uf[g, u, X], uf[g, u, Y])
             if p > best:
                 best = p
     return best
@@ -437,7 +437,7 @@ def own_tower_line(S, D, g, team, lane, lane_len):
 @kernel
 def creeps_tanking(S, g, team, tower):
     """Own lane creeps inside an enemy tower's reach (it shoots them before any hero)."""
-    uf, ui = S[0], S[1]
+    uf, ui = S.uf, S.ui
     n = 0
     r2 = (uf[g, tower, ATTACK_RANGE] + kernels.HULL) ** 2
     for u in range(SLOT_CREEPS, MAX_UNITS):
@@ -449,7 +449,7 @@ def creeps_tanking(S, g, team, tower):
 @kernel
 def untanked_tower_near(S, g, team, x, y, margin):
     """An enemy tower (alive, armed) within reach of (x, y) + margin that no own creep tanks, else -1."""
-    uf, ui = S[0], S[1]
+    uf, ui = S.uf, S.ui
     enemy = 1 - team
     for local in range(11):
         u = kernels.building_slot(enemy, local)
@@ -466,8 +466,8 @@ def threatened_building(S, D, g, team):
     """The most important own base building (tier 3+, barracks, ancient) with enemies near it, and how
     many heroes should defend it: one more than the enemy heroes there, or one or two against creeps alone
     (-1, 0 when the base is quiet)."""
-    uf, ui, vis = S[0], S[1], S[10]
-    f = D[19]
+    uf, ui, vis = S.uf, S.ui, S.vis
+    f = D.fountain
     enemy = 1 - team
     # quick exit: no visible enemy anywhere near the base
     near_base = False
@@ -518,7 +518,7 @@ def threatened_building(S, D, g, team):
 @kernel
 def fight_values(S, g, team, x, y, radius):
     """Lanchester-style values (total health x total damage per second) of both sides near (x, y)."""
-    uf, ui, vis = S[0], S[1], S[10]
+    uf, ui, vis = S.uf, S.ui, S.vis
     r2 = radius * radius
     my_hp = 0.0
     my_dps = 0.0
@@ -541,7 +541,7 @@ def fight_values(S, g, team, x, y, radius):
 @kernel
 def weakest_visible_enemy(S, g, h, team, radius, first, last):
     """The visible enemy unit among slots [first, last) within ``radius`` with the least health (-1 none)."""
-    uf, ui, vis = S[0], S[1], S[10]
+    uf, ui, vis = S.uf, S.ui, S.vis
     best = -1
     best_hp = 1e30
     r2 = radius * radius
@@ -565,7 +565,7 @@ def best_enemy_hero(S, g, h, team, radius):
 @kernel
 def count_enemies_near(S, g, team, x, y, radius):
     """(visible enemy heroes, visible enemy non-hero units) within ``radius`` of (x, y); no buildings."""
-    uf, ui, vis = S[0], S[1], S[10]
+    uf, ui, vis = S.uf, S.ui, S.vis
     r2 = radius * radius
     heroes = 0
     others = 0
@@ -590,12 +590,12 @@ def count_enemies_near(S, g, team, x, y, radius):
 @kernel
 def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
     """Cast the best ability now, if any is worth it. Returns True when an action was issued."""
-    uf, ui, hi = S[0], S[1], S[3]
-    abil_t = D[1]
+    uf, ui, hi = S.uf, S.ui, S.hi
+    abil_t = D.ability_table
     x, y = uf[g, h, X], uf[g, h, Y]
     hp_frac = uf[g, h, HP] / uf[g, h, HP_MAX]
     mana_frac = uf[g, h, MANA] / max(uf[g, h, MANA_MAX], 1.0)
-    frame = S[7][g, G_FRAME]
+    frame = S.gi[g, G_FRAME]
     for kk in range(4):
         k = 3 - kk  # the ultimate first
         prim = A_ABILITY0 + k
@@ -621,7 +621,7 @@ def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
                 for u in range(MAX_UNITS):
                     if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] == team or ui[g, u, TEAM] > DIRE:
                         continue
-                    if S[10][g, team, u] == 0:
+                    if S.vis[g, team, u] == 0:
                         continue
                     ku = ui[g, u, KIND]
                     if ku != K_HERO and not (farm_ok and is_lane_creep(ku)):
@@ -694,8 +694,8 @@ def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
 @kernel
 def try_items(S, D, g, h, team, in_fight, at_fountain, out):
     """Consumables and actives: heal and mana over time, the stun, the area heal."""
-    uf, ui, items = S[0], S[1], S[4]
-    item_t = D[2]
+    uf, ui, items = S.uf, S.ui, S.items
+    item_t = D.item_table
     hp_frac = uf[g, h, HP] / uf[g, h, HP_MAX]
     mana_frac = uf[g, h, MANA] / max(uf[g, h, MANA_MAX], 1.0)
     for s in range(N_INVENTORY):
@@ -732,7 +732,7 @@ def try_items(S, D, g, h, team, in_fight, at_fountain, out):
 @kernel
 def hp_loss_rate(S, g, u):
     """Health the unit lost per second over the last few steps (from the health history)."""
-    uf, gi, hist = S[0], S[7], S[8]
+    uf, gi, hist = S.uf, S.gi, S.hp_hist
     pos = (gi[g, G_FRAME] // FRAMES_PER_STEP) % HP_HISTORY_LEN
     back = (pos - LH_HISTORY_STEPS + HP_HISTORY_LEN) % HP_HISTORY_LEN
     lost = (hist[g, u, back] - hist[g, u, pos]) * uf[g, u, HP_MAX]
@@ -744,7 +744,7 @@ def last_hit_target(S, g, h, team, radius, deny):
     """A creep that one attack of ``h`` will kill when it lands: an enemy lane creep, or an own one (below
     half health) to deny. The creep's health when the attack lands is predicted from its recent losses,
     the walk into range and the projectile's flight."""
-    uf, ui, vis = S[0], S[1], S[10]
+    uf, ui, vis = S.uf, S.ui, S.vis
     dmg = kernels.attack_damage(uf, ui, g, h)
     best = -1
     best_hp = 1e30
@@ -781,7 +781,7 @@ def lane_creep_plan(S, g, h, team, radius):
 
     Creeps at high health are hit freely (it wins the lane's damage race); a creep that two or three
     hits from anyone will bring into last-hit range is left alone so that the attack is ready for it."""
-    uf, ui, vis = S[0], S[1], S[10]
+    uf, ui, vis = S.uf, S.ui, S.vis
     dmg = kernels.attack_damage(uf, ui, g, h)
     r2 = radius * radius
     best = -1
@@ -815,9 +815,9 @@ def weakest_enemy_creep(S, g, h, team, radius):
 @kernel
 def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n_front, efront,
                 engage, group_cap, mem_h, out):
-    uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
-    lanes = D[7]
-    fountain = D[19]
+    uf, ui, hf, hi, gi = S.uf, S.ui, S.hf, S.hi, S.gi
+    lanes = D.lanes
+    fountain = D.fountain
     frame = gi[g, G_FRAME]
     x, y = uf[g, h, X], uf[g, h, Y]
     hp_frac = uf[g, h, HP] / uf[g, h, HP_MAX]
@@ -866,7 +866,7 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
                 and out[g, h, ACT_PRIMARY] >= A_ABILITY0:
             k = out[g, h, ACT_PRIMARY] - A_ABILITY0
             a = kernels.ability_of(hi, D, g, h, k)
-            if D[1][a, kernels.AB_AFFECTS] != 1 or D[1][a, kernels.AB_STUN] > 0.0:
+            if D.ability_table[a, kernels.AB_AFFECTS] != 1 or D.ability_table[a, kernels.AB_STUN] > 0.0:
                 return  # heals, buffs and disables help the escape; plain nukes do not
         if at_fountain:
             set_action(out, g, h, A_HOLD if ui[g, h, ORDER] != O_HOLD else A_NOOP, -1, 4, 4)
@@ -924,7 +924,7 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
             if ui[g, a, ALIVE] != 0 and kernels.dist2(uf, g, a, obj) < 1500.0 * 1500.0 \
                     and uf[g, a, HP] > 0.6 * uf[g, a, HP_MAX]:
                 grouped += 1
-        obj_frac = uf[g, obj, HP] / uf[g, obj, HP_MAX] if S[10][g, team, obj] != 0 else 1.0  # fog
+        obj_frac = uf[g, obj, HP] / uf[g, obj, HP_MAX] if S.vis[g, team, obj] != 0 else 1.0  # fog
         dive = (grouped >= 3 and hi[g, h, LEVEL] >= 8) or (obj_frac < 0.2 and grouped >= 2)
         guard = untanked_tower_near(S, g, team, uf[g, obj, X], uf[g, obj, Y], 0.0)
         if ui[g, obj, KIND] == K_TOWER and creeps_tanking(S, g, team, obj) >= 1:
@@ -1013,7 +1013,7 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
 def choose_push_lane(S, D, g, team, lane_len, front, bias):
     """The lane whose next enemy building is deepest (fewest defences left), then the most advanced wave,
     then this game's preferred lane (``bias``) and the short middle lane."""
-    ui = S[1]
+    ui = S.ui
     enemy = 1 - team
     best = 1
     best_score = -1e30
@@ -1033,7 +1033,7 @@ def choose_push_lane(S, D, g, team, lane_len, front, bias):
 def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed, scratch, n_front):
     """Fill ``out[:, team's heroes, :]`` for every game (noop for finished games). ``scratch`` (float64, at
     least 11) and ``n_front`` (int64, 3) are working memory: kernels do not allocate."""
-    uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
+    uf, ui, hf, hi, gi = S.uf, S.ui, S.hf, S.hi, S.gi
     n_games = out.shape[0]
     front = scratch[0:3]
     efront = scratch[3:6]
@@ -1102,7 +1102,7 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed, scratch, n_
             for k in range(HEROES_PER_TEAM):
                 h = team * HEROES_PER_TEAM + k
                 if ui[g, h, ALIVE] != 0 and mem_h[g, h, M_RETREAT] == 0:
-                    p, d = progress(D[7], lane_len, team, push_lane, uf[g, h, X], uf[g, h, Y])
+                    p, d = progress(D.lanes, lane_len, team, push_lane, uf[g, h, X], uf[g, h, Y])
                     prog[n_prog] = p - 0.5 * d
                     n_prog += 1
             if n_prog >= need and need > 0:
@@ -1184,7 +1184,7 @@ class ScriptedTeam:
         if out.shape != (game.n_games, N_HEROES, 5) or out.dtype != np.int64:
             raise ValueError(f"out must be an int64 array of shape {(game.n_games, N_HEROES, 5)}, "
                              f"got {out.dtype} {out.shape}")
-        self._memory(game.n_games, game.data[7])
+        self._memory(game.n_games, game.data.lanes)
         scripted_team_act(game.state, game.data, self.team, out, self._mem_g, self._mem_h, self._lane_len,
                           self.seed, self._scratch, self._n_front)
 

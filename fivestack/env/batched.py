@@ -34,7 +34,7 @@ class BatchedEnv:
         self.unit_of_slot = np.full((n_games, 2, N_UNIT_SLOTS), -1, np.int64)
         self.slot_of_unit = np.full((n_games, 2, MAX_UNITS), -1, np.int64)
         self._target_validity = np.zeros((2, 5, N_UNIT_SLOTS + 1), np.uint8)  # scratch: (team, kind, slot)
-        self._obs_tuple = observation.as_tuple(self.obs, self.unit_of_slot, self.slot_of_unit, self.game.data[8],
+        self._obs_buffers = observation.buffers(self.obs, self.unit_of_slot, self.slot_of_unit, self.game.data.walk,
                                                self._target_validity)
         self._all = np.arange(n_games, dtype=np.int64)
         self._team_of_hero = np.repeat([0, 1], 5)
@@ -58,7 +58,7 @@ class BatchedEnv:
         seeds = self._seeds(seeds, which.size)
         self.game.reset(seeds, which)
         self.obs["previous_action"][which] = 0.0
-        observation.encode(self.game.state, self.game.data, self._obs_tuple, which)
+        observation.encode(self.game.state, self.game.data, self._obs_buffers, which)
         self._started = True
 
     def step(self, actions, observe: bool = True):
@@ -81,14 +81,14 @@ class BatchedEnv:
         done = self.game.done
         encode = running if observe else running & (done != 0)
         if encode.any():
-            observation.encode(self.game.state, self.game.data, self._obs_tuple, self._all[encode])
+            observation.encode(self.game.state, self.game.data, self._obs_buffers, self._all[encode])
         terminated = (done == 1) & running
         truncated = (done == 2) & running
         info = {
             "winner": self.game.winner.copy(),
             "seconds": self.game.seconds.copy(),
             "finished": done != 0,
-            "invalid_actions": self.game.state[3][:, :, INVALID_ACTIONS].copy(),
+            "invalid_actions": self.game.state.hi[:, :, INVALID_ACTIONS].copy(),
         }
         return self.obs, self.game.events, terminated, truncated, info
 

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -69,14 +70,42 @@ def minimap_walkability(walk: np.ndarray) -> np.ndarray:
     return walk[: per * MINIMAP, : per * MINIMAP].reshape(MINIMAP, per, MINIMAP, per).mean(axis=(1, 3)).astype(np.float32)
 
 
-def as_tuple(obs: dict[str, np.ndarray], unit_of_slot: np.ndarray, slot_of_unit: np.ndarray, walk: np.ndarray,
-             target_validity: np.ndarray) -> tuple:
-    """The arrays in the order the kernels index them (O[i])."""
-    return (obs["global"], obs["units"], obs["heroes"], obs["allied_heroes"], obs["modifiers"], obs["items"],
-            obs["abilities"], obs["pickups"], obs["minimap"], obs["item_ids"], obs["ability_ids"], obs["unit_rel"],
-            obs["nearby_map"], obs["previous_action"], obs["primary_mask"], obs["target_mask"], unit_of_slot,
-            slot_of_unit, minimap_walkability(walk), target_validity, np.zeros(MAX_UNITS, np.int64),
-            np.zeros(MAX_UNITS, np.float64), obs["offset_mask"])
+class ObsBuffers(NamedTuple):
+    """What the encoding kernels write (the observation groups, named as in ``fivestack.env.spaces``) and the
+    env's slot tables and scratch memory they use (the kernels call it ``O``)."""
+
+    glob: np.ndarray  # "global"
+    units: np.ndarray
+    heroes: np.ndarray
+    allied_heroes: np.ndarray
+    modifiers: np.ndarray
+    items: np.ndarray
+    abilities: np.ndarray
+    pickups: np.ndarray
+    minimap: np.ndarray
+    item_ids: np.ndarray
+    ability_ids: np.ndarray
+    unit_rel: np.ndarray
+    nearby_map: np.ndarray
+    previous_action: np.ndarray
+    primary_mask: np.ndarray
+    target_mask: np.ndarray
+    unit_of_slot: np.ndarray  # (games, 2, N_UNIT_SLOTS) int64: the unit in each slot of a team's view, -1
+    slot_of_unit: np.ndarray  # (games, 2, MAX_UNITS) int64: the inverse, -1 for units not in view
+    minimap_walk: np.ndarray  # (MINIMAP, MINIMAP) float32: static walkable share per minimap cell
+    target_validity: np.ndarray  # (2, 5, N_UNIT_SLOTS + 1) uint8 scratch: (team, target kind, slot)
+    scratch_units: np.ndarray  # (MAX_UNITS,) int64 scratch for the creep-slot selection
+    scratch_dist: np.ndarray  # (MAX_UNITS,) float64 scratch for the creep-slot selection
+    offset_mask: np.ndarray
+
+
+def buffers(obs: dict[str, np.ndarray], unit_of_slot: np.ndarray, slot_of_unit: np.ndarray, walk: np.ndarray,
+            target_validity: np.ndarray) -> ObsBuffers:
+    """The observation arrays and the env's tables, named for the kernels."""
+    groups = {("glob" if name == "global" else name): arr for name, arr in obs.items()}
+    return ObsBuffers(**groups, unit_of_slot=unit_of_slot, slot_of_unit=slot_of_unit,
+                      minimap_walk=minimap_walkability(walk), target_validity=target_validity,
+                      scratch_units=np.zeros(MAX_UNITS, np.int64), scratch_dist=np.zeros(MAX_UNITS, np.float64))
 
 
 assert ACTION_NVEC[0] == N_PRIMARY
@@ -86,7 +115,7 @@ assert ACTION_NVEC[0] == N_PRIMARY
 @kernel
 def select_slots(S, g, team, unit_of_slot, slot_of_unit, scratch_units, scratch_dist):
     """Fixed slots for units 0-68; visible lane creeps fill the rest, nearest to allied heroes first."""
-    uf, ui, vis = S[0], S[1], S[10]
+    uf, ui, vis = S.uf, S.ui, S.vis
     unit_of_slot[g, team, :] = -1
     slot_of_unit[g, team, :] = -1
     for u in range(N_FIXED_SLOTS):
@@ -143,8 +172,8 @@ def select_slots(S, g, team, unit_of_slot, slot_of_unit, scratch_units, scratch_
 # ====================================================================== team groups
 @kernel
 def encode_unit(S, D, g, team, u, row):
-    uf, ui, hp_hist, gi = S[0], S[1], S[8], S[7]
-    night = K.is_night(gi, D[4], g)
+    uf, ui, hp_hist, gi = S.uf, S.ui, S.hp_hist, S.gi
+    night = K.is_night(gi, D.rules, g)
     row[U_SEEN] = 1.0
     kind = ui[g, u, KIND]
     row[U_KIND + kind] = 1.0
@@ -185,7 +214,7 @@ def encode_unit(S, D, g, team, u, row):
     row[U_SLOWED] = 1.0 if ui[g, u, SLOW] > 0 else 0.0
     row[U_INVULNERABLE] = 1.0 if (ui[g, u, INVULN] > 0 or ui[g, u, PROTECTED] > 0) else 0.0
     if kind == K_HERO:
-        row[U_LEVEL] = S[3][g, u, LEVEL] / 25.0
+        row[U_LEVEL] = S.hi[g, u, LEVEL] / 25.0
     elif kind == K_TOWER:
         row[U_LEVEL] = ui[g, u, SUBTYPE] / 4.0
     row[U_LANE] = (ui[g, u, LANE] + 1) / 3.0
@@ -193,11 +222,11 @@ def encode_unit(S, D, g, team, u, row):
 
 @kernel
 def encode_team(S, D, O, g, team):
-    uf, ui, hf, hi, items, stash, gi, vis = S[0], S[1], S[2], S[3], S[4], S[5], S[7], S[10]
+    uf, ui, hf, hi, items, stash, gi, vis = S.uf, S.ui, S.hf, S.hi, S.items, S.stash, S.gi, S.vis
     glob, units, heroes, allied, mods, item_f, abil_f, pickups, minimap, item_ids, ability_ids = \
-        O[0], O[1], O[2], O[3], O[4], O[5], O[6], O[7], O[8], O[9], O[10]
-    unit_of_slot = O[16]
-    rules, abil_t, item_t, hero_t, xp_table, lanes = D[4], D[1], D[2], D[0], D[21], D[7]
+        O.glob, O.units, O.heroes, O.allied_heroes, O.modifiers, O.items, O.abilities, O.pickups, O.minimap, O.item_ids, O.ability_ids
+    unit_of_slot = O.unit_of_slot
+    rules, abil_t, item_t, hero_t, xp_table, lanes = D.rules, D.ability_table, D.item_table, D.hero_table, D.xp_table, D.lanes
     enemy = 1 - team
     frame = gi[g, G_FRAME]
     seconds = frame / FRAMES_PER_SECOND
@@ -234,7 +263,7 @@ def encode_team(S, D, O, g, team):
     gv[GL_ONE_VS_ONE] = 1.0 if gi[g, G_MODE] == MODE_1V1_MID else 0.0
     gv[GL_TIME_LEFT] = max(0.0, 1.0 - frame / max(gi[g, G_MAX_FRAMES], 1))
     # ---- units
-    select_slots(S, g, team, unit_of_slot, O[17], O[20], O[21])
+    select_slots(S, g, team, unit_of_slot, O.slot_of_unit, O.scratch_units, O.scratch_dist)
     units[g, team] = 0.0
     for s in range(N_UNIT_SLOTS):
         u = unit_of_slot[g, team, s]
@@ -332,7 +361,7 @@ def encode_team(S, D, O, g, team):
     # ---- allied heroes
     allied[g, team] = 0.0
     courier_target = gi[g, G_COURIER_TARGET0 + team]
-    build = S[13]
+    build = S.build_order
     for j in range(HEROES_PER_TEAM):
         h = team * HEROES_PER_TEAM + j
         if hi[g, h, ACTIVE] == 0:
@@ -364,10 +393,10 @@ def encode_team(S, D, O, g, team):
     for k in range(3):
         if k < 2:
             kind = gi[g, G_RUNE0 + k]
-            px, py = D[18][k, 0], D[18][k, 1]
+            px, py = D.rune_spots[k, 0], D.rune_spots[k, 1]
         else:
             kind = 5 if gi[g, G_AEGIS_ON_GROUND] != 0 else 0
-            px, py = D[17][0], D[17][1]
+            px, py = D.big_neutral[0], D.big_neutral[1]
         if kind == 0 or not point_seen(S, D, g, team, px, py):
             continue
         f = pickups[g, team, k]
@@ -398,7 +427,7 @@ def encode_team(S, D, O, g, team):
             mm[cx, cy, 4 if ally else 5] += 0.25
         if ally:
             mm[cx, cy, 7] = 1.0
-    static = O[18]  # walkability fraction per cell never changes
+    static = O.minimap_walk  # walkability fraction per cell never changes
     for cx in range(MINIMAP):
         for cy in range(MINIMAP):
             mm[cx, cy, 8] = static[cx, cy]
@@ -406,8 +435,8 @@ def encode_team(S, D, O, g, team):
 
 @kernel
 def point_seen(S, D, g, team, px, py):
-    uf, ui = S[0], S[1]
-    night = K.is_night(S[7], D[4], g)
+    uf, ui = S.uf, S.ui
+    night = K.is_night(S.gi, D.rules, g)
     for u in range(MAX_UNITS):
         if ui[g, u, ALIVE] != 0 and ui[g, u, TEAM] == team:
             r = uf[g, u, VISION_NIGHT] if night else uf[g, u, VISION_DAY]
@@ -419,17 +448,17 @@ def point_seen(S, D, g, team, px, py):
 # ====================================================================== per-hero parts and masks
 @kernel
 def encode_hero(S, D, O, g, h):
-    uf, ui, hi = S[0], S[1], S[3]
-    unit_rel, nearby, primary_mask, target_mask = O[11], O[12], O[14], O[15]
-    unit_of_slot = O[16]
-    walk = D[8]
+    uf, ui, hi = S.uf, S.ui, S.hi
+    unit_rel, nearby, primary_mask, target_mask = O.unit_rel, O.nearby_map, O.primary_mask, O.target_mask
+    unit_of_slot = O.unit_of_slot
+    walk = D.walk
     team = K.team_of_hero(h)
     rel = unit_rel[g, h]
     rel[:] = 0.0
     am = primary_mask[g, h]
     tm = target_mask[g, h]
     tm[:] = 0
-    om = O[22][g, h]
+    om = O.offset_mask[g, h]
     for p in range(N_PRIMARY):
         am[p] = 1 if K.primary_available(S, D, g, h, p) else 0
         om[p] = 1 if K.uses_offset(S, D, g, h, p) else 0
@@ -449,7 +478,7 @@ def encode_hero(S, D, O, g, h):
         rel[s, REL_DISTANCE] = math.sqrt(dx * dx + dy * dy) / 5000.0
         rel[s, REL_ATTACKS_ME] = 1.0 if ui[g, u, TARGET] == h else 0.0
     # target masks: copy the team's per-kind slot validity (computed once per team in encode)
-    valid = O[19]
+    valid = O.target_validity
     for p in range(N_PRIMARY):
         if am[p] == 0:
             continue
@@ -494,7 +523,7 @@ def encode_hero(S, D, O, g, h):
 def team_target_validity(S, D, O, g, team):
     """valid[team, kind, slot] for the four target kinds; column N_UNIT_SLOTS counts the valid slots.
     Validity depends on the hero only through its team, so it is computed once per team."""
-    valid, unit_of_slot = O[19], O[16]
+    valid, unit_of_slot = O.target_validity, O.unit_of_slot
     h = team * HEROES_PER_TEAM
     for kind in range(1, 5):
         n = 0

@@ -5,7 +5,7 @@ The engine speaks in *unit indices*; what an agent sees (unit slots, masks, fog)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from fivestack.game.layout import (
     STASH,
 )
 from fivestack.game.patch import PATCH_VERSION, RULE_FIELDS, Patch
+from fivestack.game.state import Data, State
 
 MODES = {"5v5": MODE_5V5, "1v1": MODE_1V1_MID}
 
@@ -47,21 +48,18 @@ def xp_table() -> np.ndarray:
     return np.cumsum(per_level)
 
 
-@dataclass
-class Data:
-    """Read-only arrays the kernels take (the tuple order is the kernels' D[i])."""
-
-    patch: Patch = field(default_factory=Patch)
-
-    def as_tuple(self) -> tuple:
-        p = self.patch
-        g = geometry
-        return (
-            p.hero_table, p.ability_table, p.item_table, p.creep_table, p.rule_vector, p.skill_builds,
-            p.item_builds, g.LANES, g.build_walk_grid(), g.BUILDING_POS, g.BUILDING_KIND, g.BUILDING_SUBTYPE,
-            g.BUILDING_LANE, g.BUILDING_ROW, g.BUILDING_PROTECTORS, g.BUILDING_NEEDED, g.CAMPS, g.BIG_NEUTRAL,
-            g.RUNE_SPOTS, g.FOUNTAIN, g.ANCIENT, xp_table(),
-        )
+def make_data(patch: Patch) -> Data:
+    """The read-only tables the kernels take as ``D``: the patch's and the map's."""
+    g = geometry
+    return Data(
+        hero_table=patch.hero_table, ability_table=patch.ability_table, item_table=patch.item_table,
+        creep_table=patch.creep_table, rules=patch.rule_vector, skill_builds=patch.skill_builds,
+        item_builds=patch.item_builds, lanes=g.LANES, walk=g.build_walk_grid(), building_pos=g.BUILDING_POS,
+        building_kind=g.BUILDING_KIND, building_subtype=g.BUILDING_SUBTYPE, building_lane=g.BUILDING_LANE,
+        building_row=g.BUILDING_ROW, building_protectors=g.BUILDING_PROTECTORS, building_needed=g.BUILDING_NEEDED,
+        camps=g.CAMPS, big_neutral=g.BIG_NEUTRAL, rune_spots=g.RUNE_SPOTS, fountain=g.FOUNTAIN, ancient=g.ANCIENT,
+        xp_table=xp_table(),
+    )
 
 
 def _check_rule_columns() -> None:
@@ -74,25 +72,25 @@ def _check_rule_columns() -> None:
 _check_rule_columns()
 
 
-def new_state(n_games: int, build_width: int) -> tuple:
-    """Zeroed state arrays (the tuple order is the kernels' S[i])."""
-    return (
-        np.zeros((n_games, MAX_UNITS, N_UF), np.float32),  # 0 uf
-        np.zeros((n_games, MAX_UNITS, N_UI), np.int32),  # 1 ui
-        np.zeros((n_games, N_HEROES, N_HF), np.float64),  # 2 hf
-        np.zeros((n_games, N_HEROES, N_HI), np.int32),  # 3 hi
-        np.full((n_games, N_HEROES, N_ITEM_SLOTS, N_IT), -1, np.int32),  # 4 items
-        np.full((n_games, N_HEROES, STASH), -1, np.int32),  # 5 stash
-        np.zeros((n_games, MAX_PROJECTILES, N_PJ), np.float32),  # 6 proj
-        np.zeros((n_games, N_GI), np.int64),  # 7 gi
-        np.zeros((n_games, MAX_UNITS, HP_HISTORY_LEN), np.float32),  # 8 hp_hist
-        np.zeros((n_games, N_HEROES, N_EVENTS), np.float32),  # 9 events
-        np.zeros((n_games, 2, MAX_UNITS), np.uint8),  # 10 vis
-        np.full((n_games, kernels.GRID_SIDE * kernels.GRID_SIDE), -1, np.int32),  # 11 grid head
-        np.full((n_games, MAX_UNITS), -1, np.int32),  # 12 grid next
-        np.full((n_games, N_HEROES, build_width), -1, np.int64),  # 13 build order
-        np.zeros((n_games, N_HEROES, N_HEROES), np.int64),  # 14 assist frames
-        np.zeros((n_games, MAX_UNITS, 2), np.float32),  # 15 previous health/mana fractions
+def new_state(n_games: int, build_width: int) -> State:
+    """Zeroed state arrays for ``n_games`` (the kernels' ``S``; shapes and columns in ``game.state``)."""
+    return State(
+        uf=np.zeros((n_games, MAX_UNITS, N_UF), np.float32),
+        ui=np.zeros((n_games, MAX_UNITS, N_UI), np.int32),
+        hf=np.zeros((n_games, N_HEROES, N_HF), np.float64),
+        hi=np.zeros((n_games, N_HEROES, N_HI), np.int32),
+        items=np.full((n_games, N_HEROES, N_ITEM_SLOTS, N_IT), -1, np.int32),
+        stash=np.full((n_games, N_HEROES, STASH), -1, np.int32),
+        proj=np.zeros((n_games, MAX_PROJECTILES, N_PJ), np.float32),
+        gi=np.zeros((n_games, N_GI), np.int64),
+        hp_hist=np.zeros((n_games, MAX_UNITS, HP_HISTORY_LEN), np.float32),
+        events=np.zeros((n_games, N_HEROES, N_EVENTS), np.float32),
+        vis=np.zeros((n_games, 2, MAX_UNITS), np.uint8),
+        grid_head=np.full((n_games, kernels.GRID_SIDE * kernels.GRID_SIDE), -1, np.int32),
+        grid_next=np.full((n_games, MAX_UNITS), -1, np.int32),
+        build_order=np.full((n_games, N_HEROES, build_width), -1, np.int64),
+        assist_frames=np.zeros((n_games, N_HEROES, N_HEROES), np.int64),
+        prev_fractions=np.zeros((n_games, MAX_UNITS, 2), np.float32),
     )
 
 
@@ -105,7 +103,7 @@ class GameBatch:
         self.config = config or GameConfig()
         self.patch = patch or Patch()
         self.n_games = n_games
-        self.data = Data(self.patch).as_tuple()
+        self.data = make_data(self.patch)
         self.state = new_state(n_games, self.patch.item_builds.shape[1])
         self.mode = MODES[self.config.mode]
         self.max_frames = int(self.config.max_seconds * FRAMES_PER_SECOND)
@@ -140,24 +138,24 @@ class GameBatch:
     # ------------------------------------------------------------------ views
     @property
     def frame(self) -> np.ndarray:
-        return self.state[7][:, G_FRAME]
+        return self.state.gi[:, G_FRAME]
 
     @property
     def seconds(self) -> np.ndarray:
-        return self.state[7][:, G_FRAME] / FRAMES_PER_SECOND
+        return self.state.gi[:, G_FRAME] / FRAMES_PER_SECOND
 
     @property
     def done(self) -> np.ndarray:
         """0 running, 1 terminated (an ancient fell / 1v1 decided), 2 truncated (time limit)."""
-        return self.state[7][:, G_DONE]
+        return self.state.gi[:, G_DONE]
 
     @property
     def winner(self) -> np.ndarray:
-        return self.state[7][:, G_WINNER]
+        return self.state.gi[:, G_WINNER]
 
     @property
     def events(self) -> np.ndarray:
-        return self.state[9]
+        return self.state.events
 
 
 def sanitize_actions(actions, n_games: int) -> np.ndarray:

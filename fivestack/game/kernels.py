@@ -156,8 +156,8 @@ def walkable(walk, x, y):
 @kernel
 def refresh_hero(S, D, g, h):
     """Recompute a hero's derived stats from attributes, level and inventory, keeping health fractions."""
-    uf, ui, hf, hi, items = S[0], S[1], S[2], S[3], S[4]
-    hero_t, item_t = D[0], D[2]
+    uf, ui, hf, hi, items = S.uf, S.ui, S.hf, S.hi, S.items
+    hero_t, item_t = D.hero_table, D.item_table
     ht = hi[g, h, HERO_TYPE]
     strength, agility, intel = hf[g, h, STR], hf[g, h, AGI], hf[g, h, INT]
     dmg = 0.0
@@ -199,8 +199,8 @@ def refresh_hero(S, D, g, h):
 
 @kernel
 def net_worth(S, D, g, h):
-    hf, items = S[2], S[4]
-    item_t = D[2]
+    hf, items = S.hf, S.items
+    item_t = D.item_table
     total = hf[g, h, GOLD]
     for s in range(N_ITEM_SLOTS):
         it = items[g, h, s, IT_ID]
@@ -213,8 +213,8 @@ def net_worth(S, D, g, h):
 @kernel
 def set_unit(S, D, g, u, team, kind, row, x, y, scale):
     """Lay out a non-hero unit from a row of the creep/building table, stats scaled by ``scale``."""
-    uf, ui = S[0], S[1]
-    creep_t = D[3]
+    uf, ui = S.uf, S.ui
+    creep_t = D.creep_table
     uf[g, u, :] = 0.0
     ui[g, u, :] = 0
     ui[g, u, ALIVE] = 1
@@ -244,13 +244,13 @@ def set_unit(S, D, g, u, team, kind, row, x, y, scale):
     uf[g, u, BOUNTY_XP] = creep_t[row, C_XP]
     uf[g, u, VISION_DAY] = creep_t[row, C_VISION]
     uf[g, u, VISION_NIGHT] = min(creep_t[row, C_VISION], 800.0)
-    S[8][g, u, :] = 1.0
+    S.hp_hist[g, u, :] = 1.0
 
 
 @kernel
 def spawn_hero(S, D, g, h):
-    uf, ui, hf, hi = S[0], S[1], S[2], S[3]
-    fountain = D[19]
+    uf, ui, hf, hi = S.uf, S.ui, S.hf, S.hi
+    fountain = D.fountain
     team = team_of_hero(h)
     ui[g, h, ALIVE] = 1
     uf[g, h, X] = fountain[team, 0] + (h % 5) * 60.0 - 120.0
@@ -273,11 +273,11 @@ def spawn_hero(S, D, g, h):
 
 @kernel
 def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
-    uf, ui, hf, hi, items, stash, proj, gi, hp_hist = S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7], S[8]
-    hero_t, rules, skill_builds, item_builds = D[0], D[4], D[5], D[6]
-    b_pos, b_kind, b_sub, b_lane, b_row = D[9], D[10], D[11], D[12], D[13]
-    camps, big_pos = D[16], D[17]
-    build_order, assist_frame = S[13], S[14]
+    uf, ui, hf, hi, items, stash, proj, gi, hp_hist = S.uf, S.ui, S.hf, S.hi, S.items, S.stash, S.proj, S.gi, S.hp_hist
+    hero_t, rules, skill_builds, item_builds = D.hero_table, D.rules, D.skill_builds, D.item_builds
+    b_pos, b_kind, b_sub, b_lane, b_row = D.building_pos, D.building_kind, D.building_subtype, D.building_lane, D.building_row
+    camps, big_pos = D.camps, D.big_neutral
+    build_order, assist_frame = S.build_order, S.assist_frames
     uf[g] = 0.0
     ui[g] = 0
     hf[g] = 0.0
@@ -353,8 +353,8 @@ def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
             learn_skill(S, D, g, h)
         else:
             ui[g, h, ALIVE] = 0
-            uf[g, h, X] = D[19][team_of_hero(h), 0]
-            uf[g, h, Y] = D[19][team_of_hero(h), 1]
+            uf[g, h, X] = D.fountain[team_of_hero(h), 0]
+            uf[g, h, Y] = D.fountain[team_of_hero(h), 1]
         hp_hist[g, h, :] = 1.0
     # buildings
     for team in range(2):
@@ -366,7 +366,7 @@ def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
             uf[g, u, MAGIC_RES] = 0.0
         # couriers
         c = SLOT_COURIERS + team
-        set_unit(S, D, g, c, team, K_COURIER, CR_COURIER, D[19][team, 0] + 200.0, D[19][team, 1] + 200.0, 1.0)
+        set_unit(S, D, g, c, team, K_COURIER, CR_COURIER, D.fountain[team, 0] + 200.0, D.fountain[team, 1] + 200.0, 1.0)
     update_protection(S, D, g)
     # neutrals
     if mode != MODE_1V1_MID:
@@ -377,29 +377,29 @@ def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
 
 @kernel
 def spawn_camp(S, D, g, camp):
-    camps = D[16]
+    camps = D.camps
     for k in range(CAMP_SIZE):
         u = SLOT_NEUTRALS + camp * CAMP_SIZE + k
         ang = 2.0 * math.pi * k / CAMP_SIZE
         set_unit(S, D, g, u, NEUTRAL_TEAM, K_NEUTRAL, CR_NEUTRAL, camps[camp, 0] + 120.0 * math.cos(ang),
                  camps[camp, 1] + 120.0 * math.sin(ang), 1.0 + 0.25 * (k == 0))
-        S[1][g, u, SUBTYPE] = camp
-        S[0][g, u, MAGIC_RES] = 0.1
+        S.ui[g, u, SUBTYPE] = camp
+        S.uf[g, u, MAGIC_RES] = 0.1
 
 
 @kernel
 def spawn_big_neutral(S, D, g):
-    big = D[17]
+    big = D.big_neutral
     set_unit(S, D, g, SLOT_BIG_NEUTRAL, NEUTRAL_TEAM, K_BIG_NEUTRAL, CR_BIG_NEUTRAL, big[0], big[1], 1.0)
-    S[0][g, SLOT_BIG_NEUTRAL, MAGIC_RES] = 0.5
-    S[7][g, G_BIG_RESPAWN] = -1
+    S.uf[g, SLOT_BIG_NEUTRAL, MAGIC_RES] = 0.5
+    S.gi[g, G_BIG_RESPAWN] = -1
 
 
 @kernel
 def update_protection(S, D, g):
     """Tier protection: a building is invulnerable until enough of its protectors have fallen."""
-    ui = S[1]
-    prot, needed = D[14], D[15]
+    ui = S.ui
+    prot, needed = D.building_protectors, D.building_needed
     for team in range(2):
         for local in range(N_BUILDINGS_PER_TEAM):
             u = building_slot(team, local)
@@ -416,7 +416,7 @@ def update_protection(S, D, g):
 # ====================================================================== spatial hash
 @kernel
 def build_grid(S, g):
-    uf, ui, head, nxt = S[0], S[1], S[11], S[12]
+    uf, ui, head, nxt = S.uf, S.ui, S.grid_head, S.grid_next
     head[g, :] = -1
     for u in range(MAX_UNITS):
         if ui[g, u, ALIVE] == 0:
@@ -436,7 +436,7 @@ def can_be_attacked(ui, g, t):
 @kernel
 def nearest_enemy(S, g, u, radius, prefer_non_hero, need_visible):
     """The nearest attackable enemy within ``radius``; towers may prefer non-heroes."""
-    uf, ui, vis, head, nxt = S[0], S[1], S[10], S[11], S[12]
+    uf, ui, vis, head, nxt = S.uf, S.ui, S.vis, S.grid_head, S.grid_next
     team = ui[g, u, TEAM]
     x, y = uf[g, u, X], uf[g, u, Y]
     r2 = radius * radius
@@ -474,8 +474,8 @@ def nearest_enemy(S, g, u, radius, prefer_non_hero, need_visible):
 @kernel
 def move_toward(S, D, g, u, tx, ty):
     """One frame of movement toward (tx, ty), sliding along blocked cells. Returns True on arrival."""
-    uf, ui = S[0], S[1]
-    walk = D[8]
+    uf, ui = S.uf, S.ui
+    walk = D.walk
     x, y = uf[g, u, X], uf[g, u, Y]
     dx, dy = tx - x, ty - y
     d = math.sqrt(dx * dx + dy * dy)
@@ -508,7 +508,7 @@ def move_toward(S, D, g, u, tx, ty):
 
 @kernel
 def spawn_projectile(S, g, src, tgt, speed, damage, ability, level):
-    uf, proj = S[0], S[6]
+    uf, proj = S.uf, S.proj
     for p in range(MAX_PROJECTILES):
         if proj[g, p, PJ_ACTIVE] == 0.0:
             proj[g, p, PJ_ACTIVE] = 1.0
@@ -544,7 +544,7 @@ def physical_multiplier(uf, ui, g, t):
 @kernel
 def deal_damage(S, g, src, tgt, amount, dtype):
     """Apply damage of a type (0 physical, 1 magical, 2 pure) and record who is credited."""
-    uf, ui, hf, gi, assist_frame = S[0], S[1], S[2], S[7], S[14]
+    uf, ui, hf, gi, assist_frame = S.uf, S.ui, S.hf, S.gi, S.assist_frames
     if not can_be_attacked(ui, g, tgt) or ui[g, tgt, KIND] == K_FOUNTAIN:
         return 0.0
     if dtype == 0:
@@ -562,7 +562,7 @@ def deal_damage(S, g, src, tgt, amount, dtype):
     if h >= 0:
         ui[g, tgt, LAST_HERO] = h
         ui[g, tgt, LAST_HERO_FRAME] = frame
-        S[2][g, h, DAMAGE_DEALT] += dmg
+        S.hf[g, h, DAMAGE_DEALT] += dmg
         if tgt < N_HEROES:
             assist_frame[g, tgt, h] = frame
     if uf[g, tgt, HP] <= 0.0 and ui[g, tgt, KILLER] < 0:
@@ -607,7 +607,7 @@ def building_damage_factor(ui, rules, g, u, t):
 @kernel
 def attack_or_approach(S, D, g, u, t, may_move):
     """Attack ``t`` when in reach and ready, else walk toward it. Returns True when in reach."""
-    uf, ui, hf, gi = S[0], S[1], S[2], S[7]
+    uf, ui, hf, gi = S.uf, S.ui, S.hf, S.gi
     reach = uf[g, u, ATTACK_RANGE] + HULL
     if dist2(uf, g, u, t) > reach * reach:
         if may_move and uf[g, u, MOVE_SPEED] > 0.0:
@@ -615,7 +615,7 @@ def attack_or_approach(S, D, g, u, t, may_move):
         return False
     uf[g, u, FACING] = math.atan2(uf[g, t, Y] - uf[g, u, Y], uf[g, t, X] - uf[g, u, X])
     if uf[g, u, ATTACK_READY] <= 0.0:
-        dmg = attack_damage(uf, ui, g, u) * building_damage_factor(ui, D[4], g, u, t)
+        dmg = attack_damage(uf, ui, g, u) * building_damage_factor(ui, D.rules, g, u, t)
         if uf[g, u, PROJ_SPEED] > 0.0:
             spawn_projectile(S, g, u, t, uf[g, u, PROJ_SPEED], dmg, -1, 0)
         else:
@@ -649,8 +649,8 @@ def affects(ui, g, caster, t, mode):
 @kernel
 def apply_effects(S, D, g, caster, t, a, level):
     """Every effect of ability ``a`` at ``level`` on one unit ``t``."""
-    uf, ui = S[0], S[1]
-    abil_t = D[1]
+    uf, ui = S.uf, S.ui
+    abil_t = D.ability_table
     dmg = ability_value(abil_t, a, AB_DAMAGE, level)
     if dmg > 0.0:
         deal_damage(S, g, caster, t, dmg, int(abil_t[a, AB_DAMAGE_TYPE]))
@@ -663,7 +663,7 @@ def apply_effects(S, D, g, caster, t, a, level):
     if stun > 0:
         ui[g, t, STUN] = max(ui[g, t, STUN], int(stun))
         if t < N_HEROES:
-            S[2][g, t, TP_CHANNEL] = 0.0  # a stun interrupts a town portal
+            S.hf[g, t, TP_CHANNEL] = 0.0  # a stun interrupts a town portal
     if abil_t[a, AB_SLOW] > 0.0:
         ui[g, t, SLOW] = max(ui[g, t, SLOW], int(abil_t[a, AB_SLOW_TIME] * FRAMES_PER_SECOND))
         uf[g, t, SLOW_FRAC] = abil_t[a, AB_SLOW]
@@ -682,8 +682,8 @@ def apply_effects(S, D, g, caster, t, a, level):
 
 @kernel
 def apply_area(S, D, g, caster, a, level, cx, cy, radius):
-    uf, ui = S[0], S[1]
-    mode = int(D[1][a, AB_AFFECTS])
+    uf, ui = S.uf, S.ui
+    mode = int(D.ability_table[a, AB_AFFECTS])
     r2 = radius * radius
     for t in range(MAX_UNITS):
         if affects(ui, g, caster, t, mode):
@@ -696,8 +696,8 @@ def apply_area(S, D, g, caster, a, level, cx, cy, radius):
 @kernel
 def resolve_ability(S, D, g, caster, a, level, tu, px, py):
     """Land ability ``a``: on a unit, in an area around a unit/point, or through a projectile."""
-    uf, ui = S[0], S[1]
-    abil_t = D[1]
+    uf, ui = S.uf, S.ui
+    abil_t = D.ability_table
     target_type = int(abil_t[a, AB_TARGET])
     radius = abil_t[a, AB_RADIUS]
     if target_type == T_NONE:
@@ -723,8 +723,8 @@ def has_tp(items, g, h, tp_item):
 
 @kernel
 def consume_charge(S, D, g, h, s):
-    items = S[4]
-    item_t = D[2]
+    items = S.items
+    item_t = D.item_table
     it = items[g, h, s, IT_ID]
     items[g, h, s, IT_COOLDOWN] = int(item_t[it, I_COOLDOWN] * FRAMES_PER_SECOND)
     if item_t[it, I_CHARGES] > 0:
@@ -738,8 +738,8 @@ def consume_charge(S, D, g, h, s):
 
 @kernel
 def start_teleport(S, D, g, h, building):
-    uf, ui, hf = S[0], S[1], S[2]
-    fountain = D[19]
+    uf, ui, hf = S.uf, S.ui, S.hf
+    fountain = D.fountain
     team = team_of_hero(h)
     bx, by = uf[g, building, X], uf[g, building, Y]
     # land on the side of the building that faces the own fountain
@@ -747,16 +747,16 @@ def start_teleport(S, D, g, h, building):
     d = math.sqrt(dx * dx + dy * dy) + 1e-6
     hf[g, h, TP_X] = bx + dx / d * 250.0
     hf[g, h, TP_Y] = by + dy / d * 250.0
-    hf[g, h, TP_CHANNEL] = D[4][R_TP_TIME]
+    hf[g, h, TP_CHANNEL] = D.rules[R_TP_TIME]
     ui[g, h, ORDER] = O_TELEPORT
 
 
 @kernel
 def use_item(S, D, g, h, s, tu, px, py):
     """The active of the item in inventory slot ``s``; the caller has checked range and cooldown."""
-    uf, ui = S[0], S[1]
-    items = S[4]
-    item_t = D[2]
+    uf, ui = S.uf, S.ui
+    items = S.items
+    item_t = D.item_table
     it = items[g, h, s, IT_ID]
     kind = int(item_t[it, I_ACTIVE])
     amount = item_t[it, I_AMOUNT]
@@ -769,7 +769,7 @@ def use_item(S, D, g, h, s, tu, px, py):
     elif kind == ACT_TELEPORT:
         start_teleport(S, D, g, h, tu)
     elif kind == ACT_BLINK:
-        if walkable(D[8], px, py):
+        if walkable(D.walk, px, py):
             uf[g, h, X] = px
             uf[g, h, Y] = py
     elif kind == ACT_STUN:
@@ -786,24 +786,24 @@ def use_item(S, D, g, h, s, tu, px, py):
 # ====================================================================== availability (shared with the env's masks)
 @kernel
 def ability_of(hi, D, g, h, k):
-    return int(D[0][hi[g, h, HERO_TYPE], H_ABILITY0 + k])
+    return int(D.hero_table[hi[g, h, HERO_TYPE], H_ABILITY0 + k])
 
 
 @kernel
 def ability_ready(S, D, g, h, k):
-    uf, ui, hi = S[0], S[1], S[3]
+    uf, ui, hi = S.uf, S.ui, S.hi
     level = hi[g, h, ABILITY_LEVEL + k]
     if level <= 0 or hi[g, h, ABILITY_CD + k] > 0 or ui[g, h, SILENCE] > 0:
         return False
     a = ability_of(hi, D, g, h, k)
-    return uf[g, h, MANA] >= ability_value(D[1], a, AB_MANA, level)
+    return uf[g, h, MANA] >= ability_value(D.ability_table, a, AB_MANA, level)
 
 
 @kernel
 def item_ready(S, D, g, h, s):
-    items = S[4]
+    items = S.items
     it = items[g, h, s, IT_ID]
-    if it < 0 or D[2][it, I_ACTIVE] == 0 or items[g, h, s, IT_COOLDOWN] > 0:
+    if it < 0 or D.item_table[it, I_ACTIVE] == 0 or items[g, h, s, IT_COOLDOWN] > 0:
         return False
     return True
 
@@ -812,43 +812,43 @@ def item_ready(S, D, g, h, s):
 def target_kind_for(S, D, g, h, prim):
     """What a primary action targets: 0 nothing/point, 1 attackable unit, 2 enemy non-building,
     3 ally (hero or creep), 4 allied building (town portal)."""
-    hi, items = S[3], S[4]
+    hi, items = S.hi, S.items
     if prim == A_ATTACK:
         return 1
     if prim == A_TOWN_PORTAL:
         return 4
     if prim >= A_ABILITY0 and prim < A_ABILITY0 + 4:
         a = ability_of(hi, D, g, h, prim - A_ABILITY0)
-        tt = int(D[1][a, AB_TARGET])
+        tt = int(D.ability_table[a, AB_TARGET])
         if tt == T_UNIT or tt == T_UNIT_OFFSET:
-            return 3 if int(D[1][a, AB_AFFECTS]) == 2 else 2
+            return 3 if int(D.ability_table[a, AB_AFFECTS]) == 2 else 2
         return 0
     if prim >= A_ITEM0 and prim < A_ITEM0 + N_INVENTORY:
         it = items[g, h, prim - A_ITEM0, IT_ID]
-        if it >= 0 and int(D[2][it, I_TARGET]) == T_UNIT:
-            return 4 if int(D[2][it, I_ACTIVE]) == ACT_TELEPORT else 2
+        if it >= 0 and int(D.item_table[it, I_TARGET]) == T_UNIT:
+            return 4 if int(D.item_table[it, I_ACTIVE]) == ACT_TELEPORT else 2
     return 0
 
 
 @kernel
 def uses_offset(S, D, g, h, prim):
     """Whether the offset x/y parameters matter for primary action ``prim`` (for loss masking)."""
-    hi, items = S[3], S[4]
+    hi, items = S.hi, S.items
     if prim == A_MOVE or prim == A_ATTACK_MOVE:
         return True
     if prim >= A_ABILITY0 and prim < A_ABILITY0 + 4:
-        tt = int(D[1][ability_of(hi, D, g, h, prim - A_ABILITY0), AB_TARGET])
+        tt = int(D.ability_table[ability_of(hi, D, g, h, prim - A_ABILITY0), AB_TARGET])
         return tt == T_POINT or tt == T_UNIT_OFFSET
     if prim >= A_ITEM0 and prim < A_ITEM0 + N_INVENTORY:
         it = items[g, h, prim - A_ITEM0, IT_ID]
-        return it >= 0 and int(D[2][it, I_TARGET]) == T_POINT
+        return it >= 0 and int(D.item_table[it, I_TARGET]) == T_POINT
     return False
 
 
 @kernel
 def valid_target(S, D, g, h, kind, t):
     """May hero ``h`` target unit ``t`` with an action whose target kind is ``kind``?"""
-    uf, ui, vis = S[0], S[1], S[10]
+    uf, ui, vis = S.uf, S.ui, S.vis
     if t < 0 or t >= MAX_UNITS or ui[g, t, ALIVE] == 0:
         return False
     team = ui[g, h, TEAM]
@@ -879,13 +879,13 @@ def any_pickup(gi, g):
 
 @kernel
 def buyback_cost(S, D, g, h):
-    return D[4][R_BUYBACK_BASE] + D[4][R_BUYBACK_LVL] * S[3][g, h, LEVEL]
+    return D.rules[R_BUYBACK_BASE] + D.rules[R_BUYBACK_LVL] * S.hi[g, h, LEVEL]
 
 
 @kernel
 def primary_available(S, D, g, h, prim):
     """Whether primary action ``prim`` can be taken now (targets are checked separately)."""
-    uf, ui, hf, hi, items, gi = S[0], S[1], S[2], S[3], S[4], S[7]
+    uf, ui, hf, hi, items, gi = S.uf, S.ui, S.hf, S.hi, S.items, S.gi
     if hi[g, h, ACTIVE] == 0:
         return prim == A_NOOP
     team = team_of_hero(h)
@@ -922,7 +922,7 @@ def offset_point(uf, g, u, ox, oy, step):
 @kernel
 def apply_action(S, D, g, h, prim, tu, ox, oy):
     """Turn one hero's action into an order. Invalid actions are counted no-ops."""
-    uf, ui, hf, hi, items, gi = S[0], S[1], S[2], S[3], S[4], S[7]
+    uf, ui, hf, hi, items, gi = S.uf, S.ui, S.hf, S.hi, S.items, S.gi
     if prim < 0 or not primary_available(S, D, g, h, prim):
         hi[g, h, INVALID_ACTIONS] += 1
         return
@@ -934,15 +934,15 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
     if prim == A_NOOP:
         return
     if prim == A_GLYPH:
-        gi[g, G_GLYPH_CD0 + team] = int(D[4][R_GLYPH_CD] * FRAMES_PER_SECOND)
+        gi[g, G_GLYPH_CD0 + team] = int(D.rules[R_GLYPH_CD] * FRAMES_PER_SECOND)
         for local in range(11):
-            ui[g, building_slot(team, local), INVULN] = int(D[4][R_GLYPH_TIME] * FRAMES_PER_SECOND)
+            ui[g, building_slot(team, local), INVULN] = int(D.rules[R_GLYPH_TIME] * FRAMES_PER_SECOND)
         return
     if prim == A_BUYBACK:
         cost = buyback_cost(S, D, g, h)
         hf[g, h, GOLD] -= cost
-        S[9][g, h, EV_GOLD_SPENT] += cost
-        hf[g, h, BUYBACK_CD] = D[4][R_BUYBACK_CD]
+        S.events[g, h, EV_GOLD_SPENT] += cost
+        hf[g, h, BUYBACK_CD] = D.rules[R_BUYBACK_CD]
         spawn_hero(S, D, g, h)
         return
     hf[g, h, TP_CHANNEL] = 0.0  # any new order cancels a channel
@@ -972,12 +972,12 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
         slot = prim - A_ABILITY0 if prim < A_ITEM0 else 4 + prim - A_ITEM0
         if slot < 4:
             a = ability_of(hi, D, g, h, slot)
-            tt = int(D[1][a, AB_TARGET])
-            reach = D[1][a, AB_RANGE]
+            tt = int(D.ability_table[a, AB_TARGET])
+            reach = D.ability_table[a, AB_RANGE]
         else:
             it = items[g, h, slot - 4, IT_ID]
-            tt = int(D[2][it, I_TARGET])
-            reach = D[2][it, I_RANGE]
+            tt = int(D.item_table[it, I_TARGET])
+            reach = D.item_table[it, I_RANGE]
         px, py = uf[g, h, X], uf[g, h, Y]
         if tt == T_POINT:
             px, py = offset_point(uf, g, h, ox, oy, max(reach, 200.0) / 4.0)
@@ -993,21 +993,21 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
 @kernel
 def continue_cast(S, D, g, h):
     """Walk into range of a pending cast, then cast it (re-checking that it is still possible)."""
-    uf, ui, hf, hi, items = S[0], S[1], S[2], S[3], S[4]
+    uf, ui, hf, hi, items = S.uf, S.ui, S.hf, S.hi, S.items
     slot = hi[g, h, CAST_ABILITY]
     tu = hi[g, h, CAST_TARGET]
     if slot < 4:
         ok = ability_ready(S, D, g, h, slot)
         a = ability_of(hi, D, g, h, slot)
-        tt = int(D[1][a, AB_TARGET])
-        reach = D[1][a, AB_RANGE]
+        tt = int(D.ability_table[a, AB_TARGET])
+        reach = D.ability_table[a, AB_RANGE]
         kind = target_kind_for(S, D, g, h, A_ABILITY0 + slot)
     else:
         ok = item_ready(S, D, g, h, slot - 4)
         a = -1
         it = items[g, h, slot - 4, IT_ID]
-        tt = int(D[2][it, I_TARGET]) if it >= 0 else T_NONE
-        reach = D[2][it, I_RANGE] if it >= 0 else 0.0
+        tt = int(D.item_table[it, I_TARGET]) if it >= 0 else T_NONE
+        reach = D.item_table[it, I_RANGE] if it >= 0 else 0.0
         kind = target_kind_for(S, D, g, h, A_ITEM0 + slot - 4)
         if it == 0:
             reach = 1e9  # a town portal reaches any allied building
@@ -1028,8 +1028,8 @@ def continue_cast(S, D, g, h):
     ui[g, h, ORDER] = O_NONE
     if slot < 4:
         level = hi[g, h, ABILITY_LEVEL + slot]
-        uf[g, h, MANA] -= ability_value(D[1], a, AB_MANA, level)
-        cd = ability_value(D[1], a, AB_COOLDOWN, level)
+        uf[g, h, MANA] -= ability_value(D.ability_table, a, AB_MANA, level)
+        cd = ability_value(D.ability_table, a, AB_COOLDOWN, level)
         hi[g, h, ABILITY_CD + slot] = int(max(cd, 1.0) * FRAMES_PER_SECOND)
         if tt == T_UNIT_OFFSET:
             px, py = hf[g, h, CAST_X], hf[g, h, CAST_Y]
@@ -1041,14 +1041,14 @@ def continue_cast(S, D, g, h):
 # ====================================================================== per-frame unit behaviour
 @kernel
 def hero_may_attack(S, g, h, t):
-    ui, vis = S[1], S[10]
+    ui, vis = S.ui, S.vis
     return ui[g, t, ALIVE] != 0 and (ui[g, t, TEAM] == ui[g, h, TEAM] or vis[g, ui[g, h, TEAM], t] != 0) \
         and can_be_attacked(ui, g, t)
 
 
 @kernel
 def update_hero(S, D, g, h):
-    uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
+    uf, ui, hf, hi, gi = S.uf, S.ui, S.hf, S.hi, S.gi
     if hi[g, h, ACTIVE] == 0:
         return
     if ui[g, h, ALIVE] == 0:
@@ -1081,8 +1081,8 @@ def update_hero(S, D, g, h):
                 continue
             if k == 2 and gi[g, G_AEGIS_ON_GROUND] == 0:
                 continue
-            px = D[18][k, 0] if k < 2 else D[17][0]
-            py = D[18][k, 1] if k < 2 else D[17][1]
+            px = D.rune_spots[k, 0] if k < 2 else D.big_neutral[0]
+            py = D.rune_spots[k, 1] if k < 2 else D.big_neutral[1]
             d = (px - uf[g, h, X]) ** 2 + (py - uf[g, h, Y]) ** 2
             if d < best_d:
                 best_d = d
@@ -1090,8 +1090,8 @@ def update_hero(S, D, g, h):
         if best < 0:
             ui[g, h, ORDER] = O_NONE
         else:
-            px = D[18][best, 0] if best < 2 else D[17][0]
-            py = D[18][best, 1] if best < 2 else D[17][1]
+            px = D.rune_spots[best, 0] if best < 2 else D.big_neutral[0]
+            py = D.rune_spots[best, 1] if best < 2 else D.big_neutral[1]
             move_toward(S, D, g, h, px, py)
         return
     t = ui[g, h, TARGET]
@@ -1111,7 +1111,7 @@ def update_hero(S, D, g, h):
         ui[g, h, TARGET] = t
     if t >= 0:
         in_reach = attack_or_approach(S, D, g, h, t, order != O_HOLD)
-        if not in_reach and order == O_NONE and dist2(S[0], g, h, t) > (ACQUIRE_RADIUS + 300.0) ** 2:
+        if not in_reach and order == O_NONE and dist2(S.uf, g, h, t) > (ACQUIRE_RADIUS + 300.0) ** 2:
             ui[g, h, TARGET] = -1
     elif order == O_ATTACK_MOVE:
         if move_toward(S, D, g, h, uf[g, h, GOAL_X], uf[g, h, GOAL_Y]):
@@ -1120,15 +1120,15 @@ def update_hero(S, D, g, h):
 
 @kernel
 def update_creep(S, D, g, u):
-    uf, ui = S[0], S[1]
-    lanes = D[7]
-    ancient = D[20]
+    uf, ui = S.uf, S.ui
+    lanes = D.lanes
+    ancient = D.ancient
     t = ui[g, u, TARGET]
     if t >= 0:
         if not can_be_attacked(ui, g, t) or dist2(uf, g, u, t) > CHASE_LIMIT * CHASE_LIMIT:
             t = -1
             ui[g, u, TARGET] = -1
-    if t < 0 and (S[7][g, G_FRAME] + u) % 4 == 0:
+    if t < 0 and (S.gi[g, G_FRAME] + u) % 4 == 0:
         t = nearest_enemy(S, g, u, ACQUIRE_RADIUS + uf[g, u, ATTACK_RANGE] * 0.5, False, False)
         ui[g, u, TARGET] = t
     if t >= 0:
@@ -1150,7 +1150,7 @@ def update_creep(S, D, g, u):
 
 @kernel
 def update_tower(S, D, g, u):
-    uf, ui, hf, gi = S[0], S[1], S[2], S[7]
+    uf, ui, hf, gi = S.uf, S.ui, S.hf, S.gi
     if uf[g, u, DAMAGE] <= 0.0:
         return
     reach = uf[g, u, ATTACK_RANGE] + HULL
@@ -1174,7 +1174,7 @@ def update_tower(S, D, g, u):
 
 @kernel
 def update_neutral(S, D, g, u):
-    uf, ui = S[0], S[1]
+    uf, ui = S.uf, S.ui
     t = ui[g, u, TARGET]
     hx, hy = uf[g, u, HOME_X], uf[g, u, HOME_Y]
     far = (uf[g, u, X] - hx) ** 2 + (uf[g, u, Y] - hy) ** 2 > NEUTRAL_LEASH * NEUTRAL_LEASH
@@ -1190,7 +1190,7 @@ def update_neutral(S, D, g, u):
 @kernel
 def put_item(S, D, g, h, it, charges):
     """Into the first free inventory slot, else the backpack; False when everything is full."""
-    items = S[4]
+    items = S.items
     for s in range(N_ITEM_SLOTS):
         if items[g, h, s, IT_ID] < 0:
             items[g, h, s, IT_ID] = it
@@ -1207,8 +1207,8 @@ def put_item(S, D, g, h, it, charges):
 @kernel
 def swap_items(S, D, g, h):
     """Scripted item swap: keep the most valuable items in the inventory, the rest in the backpack."""
-    items = S[4]
-    item_t = D[2]
+    items = S.items
+    item_t = D.item_table
     changed = False
     for b in range(N_INVENTORY, N_ITEM_SLOTS):
         bi = items[g, h, b, IT_ID]
@@ -1234,8 +1234,8 @@ def swap_items(S, D, g, h):
 
 @kernel
 def update_courier(S, D, g, team):
-    uf, ui, gi, stash = S[0], S[1], S[7], S[5]
-    fountain = D[19]
+    uf, ui, gi, stash = S.uf, S.ui, S.gi, S.stash
+    fountain = D.fountain
     c = SLOT_COURIERS + team
     if ui[g, c, ALIVE] == 0:
         if gi[g, G_COURIER_RESPAWN0 + team] >= 0 and gi[g, G_FRAME] >= gi[g, G_COURIER_RESPAWN0 + team]:
@@ -1264,8 +1264,8 @@ def update_courier(S, D, g, team):
 
 @kernel
 def deliver_stash(S, D, g, h):
-    stash = S[5]
-    item_t = D[2]
+    stash = S.stash
+    item_t = D.item_table
     for k in range(stash.shape[2]):
         it = stash[g, h, k]
         if it >= 0 and put_item(S, D, g, h, it, int(item_t[it, I_CHARGES])):
@@ -1283,9 +1283,9 @@ def deliver_stash(S, D, g, h):
 @kernel
 def scripted_purchases(S, D, g, h):
     """Buy the next item of the (randomised) build; a town-portal scroll is always kept in stock."""
-    uf, ui, hf, hi, items, stash = S[0], S[1], S[2], S[3], S[4], S[5]
-    item_t, fountain = D[2], D[19]
-    build_order = S[13]
+    uf, ui, hf, hi, items, stash = S.uf, S.ui, S.hf, S.hi, S.items, S.stash
+    item_t, fountain = D.item_table, D.fountain
+    build_order = S.build_order
     it = -1
     from_build = False
     owns_tp = False
@@ -1319,7 +1319,7 @@ def scripted_purchases(S, D, g, h):
                 break
     if placed:
         hf[g, h, GOLD] -= item_t[it, I_COST]
-        S[9][g, h, EV_GOLD_SPENT] += item_t[it, I_COST]
+        S.events[g, h, EV_GOLD_SPENT] += item_t[it, I_COST]
         if from_build:
             hi[g, h, BUILD_POS] += 1
 
@@ -1327,14 +1327,14 @@ def scripted_purchases(S, D, g, h):
 @kernel
 def learn_skill(S, D, g, h):
     """Scripted ability build: spend skill points on the build's next legal entry (4 = attribute bonus)."""
-    hf, hi = S[2], S[3]
-    builds = D[5]
+    hf, hi = S.hf, S.hi
+    builds = D.skill_builds
     ht = hi[g, h, HERO_TYPE]
     level = hi[g, h, LEVEL]
     want = builds[ht, level - 1]
-    training = S[7][g, G_TRAINING]
-    if training and rand01(S[7], g) < 0.15:
-        want = int(rand01(S[7], g) * 4.0)
+    training = S.gi[g, G_TRAINING]
+    if training and rand01(S.gi, g) < 0.15:
+        want = int(rand01(S.gi, g) * 4.0)
     for attempt in range(6):
         k = want if attempt == 0 else attempt - 1
         if k == 4 or attempt == 5:
@@ -1355,12 +1355,12 @@ def learn_skill(S, D, g, h):
 
 @kernel
 def give_xp(S, D, g, h, amount):
-    hf, hi = S[2], S[3]
-    xp_table, hero_t = D[21], D[0]
+    hf, hi = S.hf, S.hi
+    xp_table, hero_t = D.xp_table, D.hero_table
     if hi[g, h, ACTIVE] == 0:
         return
     hf[g, h, XP] += amount
-    S[9][g, h, EV_XP] += amount
+    S.events[g, h, EV_XP] += amount
     while hi[g, h, LEVEL] < MAX_LEVEL and hf[g, h, XP] >= xp_table[hi[g, h, LEVEL]]:
         hi[g, h, LEVEL] += 1
         ht = hi[g, h, HERO_TYPE]
@@ -1373,17 +1373,17 @@ def give_xp(S, D, g, h, amount):
 
 @kernel
 def give_gold(S, g, h, amount):
-    if S[3][g, h, ACTIVE] == 0:
+    if S.hi[g, h, ACTIVE] == 0:
         return
-    S[2][g, h, GOLD] += amount
-    S[9][g, h, EV_GOLD] += amount
+    S.hf[g, h, GOLD] += amount
+    S.events[g, h, EV_GOLD] += amount
 
 
 @kernel
 def share_xp(S, D, g, team, x, y, amount):
     """Split experience among the team's living heroes within the XP radius of (x, y)."""
-    uf, ui = S[0], S[1]
-    r2 = D[4][R_XP_RADIUS] ** 2
+    uf, ui = S.uf, S.ui
+    r2 = D.rules[R_XP_RADIUS] ** 2
     n = 0
     for k in range(HEROES_PER_TEAM):
         h = team * HEROES_PER_TEAM + k
@@ -1400,7 +1400,7 @@ def share_xp(S, D, g, team, x, y, amount):
 # ====================================================================== deaths
 @kernel
 def end_game(S, g, winner):
-    gi, ev = S[7], S[9]
+    gi, ev = S.gi, S.events
     if gi[g, G_DONE] != 0:
         return
     gi[g, G_DONE] = 1
@@ -1411,8 +1411,8 @@ def end_game(S, g, winner):
 
 @kernel
 def kill_hero(S, D, g, v):
-    uf, ui, hf, hi, gi, ev, assist_frame = S[0], S[1], S[2], S[3], S[7], S[9], S[14]
-    rules = D[4]
+    uf, ui, hf, hi, gi, ev, assist_frame = S.uf, S.ui, S.hf, S.hi, S.gi, S.events, S.assist_frames
+    rules = D.rules
     if hf[g, v, AEGIS] > 0.0:  # the aegis spends itself instead of a life
         hf[g, v, AEGIS] = 0.0
         uf[g, v, HP] = uf[g, v, HP_MAX]
@@ -1460,7 +1460,7 @@ def kill_hero(S, D, g, v):
 
 @kernel
 def kill_building(S, D, g, u):
-    uf, ui, gi, ev = S[0], S[1], S[7], S[9]
+    uf, ui, gi, ev = S.uf, S.ui, S.gi, S.events
     team = ui[g, u, TEAM]
     kind = ui[g, u, KIND]
     eteam = 1 - team
@@ -1492,7 +1492,7 @@ def kill_building(S, D, g, u):
 
 @kernel
 def kill_unit(S, D, g, u):
-    uf, ui, hf, hi, gi, ev = S[0], S[1], S[2], S[3], S[7], S[9]
+    uf, ui, hf, hi, gi, ev = S.uf, S.ui, S.hf, S.hi, S.gi, S.events
     kind = ui[g, u, KIND]
     if kind == K_HERO:
         kill_hero(S, D, g, u)
@@ -1507,13 +1507,13 @@ def kill_unit(S, D, g, u):
     if kind == K_COURIER:
         for k in range(HEROES_PER_TEAM):
             ev[g, team * HEROES_PER_TEAM + k, EV_COURIER_DEATH] += 1.0
-        gi[g, G_COURIER_RESPAWN0 + team] = gi[g, G_FRAME] + int(D[4][R_COURIER_RESPAWN] * FRAMES_PER_SECOND)
+        gi[g, G_COURIER_RESPAWN0 + team] = gi[g, G_FRAME] + int(D.rules[R_COURIER_RESPAWN] * FRAMES_PER_SECOND)
         if killer >= 0 and team_of_hero(killer) != team:
             give_gold(S, g, killer, uf[g, u, BOUNTY_GOLD])
         return
     if kind == K_BIG_NEUTRAL:
         gi[g, G_AEGIS_ON_GROUND] = 1
-        gi[g, G_BIG_RESPAWN] = gi[g, G_FRAME] + int(D[4][R_BIG_RESPAWN] * FRAMES_PER_SECOND)
+        gi[g, G_BIG_RESPAWN] = gi[g, G_FRAME] + int(D.rules[R_BIG_RESPAWN] * FRAMES_PER_SECOND)
     x, y = uf[g, u, X], uf[g, u, Y]
     if killer >= 0 and team_of_hero(killer) == team:
         hi[g, killer, DENIES] += 1
@@ -1535,11 +1535,11 @@ def kill_unit(S, D, g, u):
 
 @kernel
 def resolve_deaths(S, D, g):
-    uf, ui = S[0], S[1]
+    uf, ui = S.uf, S.ui
     for u in range(MAX_UNITS):
         if ui[g, u, ALIVE] != 0 and uf[g, u, HP] <= 0.0:
             kill_unit(S, D, g, u)
-            if S[7][g, G_DONE] != 0:
+            if S.gi[g, G_DONE] != 0:
                 return
 
 
@@ -1554,8 +1554,8 @@ def free_creep_slot(ui, g):
 
 @kernel
 def spawn_wave(S, D, g):
-    ui, gi = S[1], S[7]
-    lanes, rules = D[7], D[4]
+    ui, gi = S.ui, S.gi
+    lanes, rules = D.lanes, D.rules
     wave = gi[g, G_WAVE]
     gi[g, G_WAVE] = wave + 1
     minutes_scale = 1.0 + rules[R_UPGRADE] * int(gi[g, G_FRAME] / (rules[R_UPGRADE_INTERVAL] * FRAMES_PER_SECOND))
@@ -1596,7 +1596,7 @@ def spawn_wave(S, D, g):
 
 @kernel
 def spawn_runes(S, g):
-    gi = S[7]
+    gi = S.gi
     bounty_spot = 0 if rand01(gi, g) < 0.5 else 1
     gi[g, G_RUNE0 + bounty_spot] = 1
     gi[g, G_RUNE0 + 1 - bounty_spot] = 2 + int(rand01(gi, g) * 3.0)
@@ -1605,8 +1605,8 @@ def spawn_runes(S, g):
 @kernel
 def pick_up(S, D, g):
     """Heroes standing on a rune or the aegis take it."""
-    uf, ui, hf, gi, ev = S[0], S[1], S[2], S[7], S[9]
-    spots, big = D[18], D[17]
+    uf, ui, hf, gi, ev = S.uf, S.ui, S.hf, S.gi, S.events
+    spots, big = D.rune_spots, D.big_neutral
     for h in range(N_HEROES):
         if ui[g, h, ALIVE] == 0:
             continue
@@ -1617,7 +1617,7 @@ def pick_up(S, D, g):
             if (uf[g, h, X] - spots[k, 0]) ** 2 + (uf[g, h, Y] - spots[k, 1]) ** 2 <= PICKUP_RADIUS ** 2:
                 gi[g, G_RUNE0 + k] = 0
                 if kind == 1:
-                    give_gold(S, g, h, D[4][R_BOUNTY_GOLD] + 5.0 * gi[g, G_FRAME] / (60.0 * FRAMES_PER_SECOND))
+                    give_gold(S, g, h, D.rules[R_BOUNTY_GOLD] + 5.0 * gi[g, G_FRAME] / (60.0 * FRAMES_PER_SECOND))
                 elif kind == 2:
                     ui[g, h, DOUBLE_DAMAGE] = 45 * FRAMES_PER_SECOND
                 elif kind == 3:
@@ -1628,7 +1628,7 @@ def pick_up(S, D, g):
                     uf[g, h, MANA_BUFF] = uf[g, h, MANA_MAX] * 0.06
         if gi[g, G_AEGIS_ON_GROUND] != 0 and (uf[g, h, X] - big[0]) ** 2 + (uf[g, h, Y] - big[1]) ** 2 <= PICKUP_RADIUS ** 2:
             gi[g, G_AEGIS_ON_GROUND] = 0
-            hf[g, h, AEGIS] = D[4][R_AEGIS]
+            hf[g, h, AEGIS] = D.rules[R_AEGIS]
             team = team_of_hero(h)
             for k in range(HEROES_PER_TEAM):
                 ev[g, team * HEROES_PER_TEAM + k, EV_AEGIS] += 1.0
@@ -1638,9 +1638,9 @@ def pick_up(S, D, g):
 @kernel
 def tick_statuses(S, D, g):
     """Timers, regeneration, damage over time and the fountain, for every living unit."""
-    uf, ui, hf, gi = S[0], S[1], S[2], S[7]
-    fountain = D[19]
-    fr = D[4][R_FOUNTAIN_REGEN]
+    uf, ui, hf, gi = S.uf, S.ui, S.hf, S.gi
+    fountain = D.fountain
+    fr = D.rules[R_FOUNTAIN_REGEN]
     for u in range(MAX_UNITS):
         if ui[g, u, ALIVE] == 0:
             continue
@@ -1669,7 +1669,7 @@ def tick_statuses(S, D, g):
 
 @kernel
 def update_projectiles(S, D, g):
-    uf, ui, proj = S[0], S[1], S[6]
+    uf, ui, proj = S.uf, S.ui, S.proj
     for p in range(MAX_PROJECTILES):
         if proj[g, p, PJ_ACTIVE] == 0.0:
             continue
@@ -1696,8 +1696,8 @@ def update_projectiles(S, D, g):
 
 @kernel
 def frame_update(S, D, g):
-    uf, ui, hf, hi, gi = S[0], S[1], S[2], S[3], S[7]
-    rules = D[4]
+    uf, ui, hf, hi, gi = S.uf, S.ui, S.hf, S.hi, S.gi
+    rules = D.rules
     gi[g, G_FRAME] += 1
     frame = gi[g, G_FRAME]
     mode = gi[g, G_MODE]
@@ -1726,8 +1726,8 @@ def frame_update(S, D, g):
             if hi[g, h, ABILITY_CD + k] > 0:
                 hi[g, h, ABILITY_CD + k] -= 1
         for s in range(N_ITEM_SLOTS):
-            if S[4][g, h, s, IT_COOLDOWN] > 0:
-                S[4][g, h, s, IT_COOLDOWN] -= 1
+            if S.items[g, h, s, IT_COOLDOWN] > 0:
+                S.items[g, h, s, IT_COOLDOWN] -= 1
         if hf[g, h, BUYBACK_CD] > 0.0:
             hf[g, h, BUYBACK_CD] = max(0.0, hf[g, h, BUYBACK_CD] - DT)
         if hf[g, h, AEGIS] > 0.0:
@@ -1770,8 +1770,8 @@ def frame_update(S, D, g):
 @kernel
 def update_vision(S, D, g):
     """vis[g, team, u] = 1 when u is inside the vision radius of any living unit of the team."""
-    uf, ui, vis = S[0], S[1], S[10]
-    night = is_night(S[7], D[4], g)
+    uf, ui, vis = S.uf, S.ui, S.vis
+    night = is_night(S.gi, D.rules, g)
     vis[g] = 0
     for u in range(MAX_UNITS):
         if ui[g, u, ALIVE] == 0:
@@ -1817,7 +1817,7 @@ def lane_distance(lanes, lane, x, y):
 @kernel
 def snapshot(S, g):
     """Health and mana fractions at the start of a step, for the change events."""
-    uf, ui, prev = S[0], S[1], S[15]
+    uf, ui, prev = S.uf, S.ui, S.prev_fractions
     for u in range(SLOT_COURIERS):
         alive = ui[g, u, ALIVE] != 0
         prev[g, u, 0] = uf[g, u, HP] / uf[g, u, HP_MAX] if alive else 0.0
@@ -1827,8 +1827,8 @@ def snapshot(S, g):
 @kernel
 def finish_step(S, D, g):
     """Change events, lane assignment, health history and vision at the end of a timestep."""
-    uf, ui, hf, hi, gi, hp_hist, ev, prev = S[0], S[1], S[2], S[3], S[7], S[8], S[9], S[15]
-    lanes = D[7]
+    uf, ui, hf, hi, gi, hp_hist, ev, prev = S.uf, S.ui, S.hf, S.hi, S.gi, S.hp_hist, S.events, S.prev_fractions
+    lanes = D.lanes
     for h in range(N_HEROES):
         if hi[g, h, ACTIVE] == 0:
             continue
@@ -1871,7 +1871,7 @@ def finish_step(S, D, g):
 def step_games(S, D, actions):
     """Advance every running game by one timestep. ``actions[g, h]`` = primary, delay, target unit, ox, oy;
     a primary of -1 marks an action the caller found malformed (counted as invalid)."""
-    ev, gi = S[9], S[7]
+    ev, gi = S.events, S.gi
     ev[:] = 0.0
     n_games = gi.shape[0]
     for g in range(n_games):

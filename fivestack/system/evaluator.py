@@ -121,7 +121,7 @@ farm has few last hits and a low net worth), which a win rate alone does not."""
 def team_stats(game, teams: np.ndarray) -> dict[str, np.ndarray]:
     """``TEAM_STATS`` in every game of a ``GameBatch`` of the team ``teams[g]`` (0 Radiant, 1 Dire) of game g:
     name -> (games,)."""
-    hero_floats, hero_ints = game.state[2], game.state[3]
+    hero_floats, hero_ints = game.state.hf, game.state.hi
     games = np.arange(teams.size)[:, None]
     heroes = teams[:, None] * HEROES_PER_TEAM + np.arange(HEROES_PER_TEAM)  # (games, 5)
     active = hero_ints[games, heroes, ACTIVE] != 0

@@ -127,7 +127,7 @@ def _version() -> str:
 # ====================================================================== reading the game state
 def unit_columns(game, g: int) -> dict[str, np.ndarray]:
     """Every alive unit of game ``g``, one array per ``UNIT_FIELDS`` column (the replay's dtypes)."""
-    uf, ui, hi, vis = game.state[0], game.state[1], game.state[3], game.state[10]
+    uf, ui, hi, vis = game.state.uf, game.state.ui, game.state.hi, game.state.vis
     alive = np.flatnonzero(ui[g, :, ALIVE])
     f = uf[g, alive].astype(np.float64)
     i = ui[g, alive]
@@ -136,7 +136,7 @@ def unit_columns(game, g: int) -> dict[str, np.ndarray]:
     level = np.zeros(alive.shape, np.int64)
     heroes = alive < N_HEROES
     level[heroes] = hi[g, alive[heroes], LEVEL]
-    night = bool(game.state[7][g, G_FRAME] / FRAMES_PER_SECOND % game.patch.rules.day_night_cycle
+    night = bool(game.state.gi[g, G_FRAME] / FRAMES_PER_SECOND % game.patch.rules.day_night_cycle
                  >= game.patch.rules.day_night_cycle * 0.5)
     seen = (vis[g, 0, alive] != 0).astype(np.int64) | ((vis[g, 1, alive] != 0).astype(np.int64) << 1)
     columns = {
@@ -165,9 +165,9 @@ def _rows(columns: dict[str, np.ndarray]) -> list[dict[str, Any]]:
 
 def _net_worth(game, g: int, h: int) -> float:
     """Gold plus the cost of every item carried (as the engine's ``net_worth``)."""
-    items = game.state[4][g, h, :, IT_ID]
+    items = game.state.items[g, h, :, IT_ID]
     costs = game.patch.item_table[items[items >= 0], I_COST]
-    return float(game.state[2][g, h, GOLD] + costs.sum())
+    return float(game.state.hf[g, h, GOLD] + costs.sum())
 
 
 def hero_names(game, g: int) -> list[str]:
@@ -176,7 +176,7 @@ def hero_names(game, g: int) -> list[str]:
 
 def game_summary(game, g: int) -> dict[str, Any]:
     """The result of game ``g`` of a ``GameBatch`` (finished or not) as plain data: the replay's summary."""
-    ui, hf, hi, gi = game.state[1], game.state[2], game.state[3], game.state[7]
+    ui, hf, hi, gi = game.state.ui, game.state.hf, game.state.hi, game.state.gi
     done = int(gi[g, G_DONE])
     winner = int(gi[g, G_WINNER])
     frames = int(gi[g, G_FRAME])
@@ -269,7 +269,7 @@ class ReplayRecorder:
         self.agents = tuple(agents) if agents is not None else ()
         if len(self.agents) not in (0, 2):
             raise ValueError(f"agents must be (radiant, dire); got {len(self.agents)} agents")
-        ui, hi, gi = self.game.state[1], self.game.state[3], self.game.state[7]
+        ui, hi, gi = self.game.state.ui, self.game.state.hi, self.game.state.gi
         names = hero_names(self.game, self.g)
         heroes = []
         for h in range(N_HEROES):
@@ -305,7 +305,7 @@ class ReplayRecorder:
         self.n_steps = 0
         self._last_frame = int(gi[self.g, G_FRAME])
         self._buildings_alive = ui[self.g, SLOT_BUILDINGS:SLOT_COURIERS, ALIVE].copy()
-        self._aegis = self.game.state[2][self.g, :, AEGIS].copy()
+        self._aegis = self.game.state.hf[self.g, :, AEGIS].copy()
         self._runes = gi[self.g, G_RUNE0:G_RUNE0 + 2].copy()
         self._owned = self._items_owned()
         self._unit_of_slot = self._slots()
@@ -321,7 +321,7 @@ class ReplayRecorder:
 
     def _items_owned(self) -> np.ndarray:
         """(heroes, item kinds): copies of each item a hero owns, carried or waiting in the stash."""
-        ids = np.concatenate([self.game.state[4][self.g, :, :, IT_ID], self.game.state[5][self.g]], axis=1)
+        ids = np.concatenate([self.game.state.items[self.g, :, :, IT_ID], self.game.state.stash[self.g]], axis=1)
         n = len(self.game.patch.items)
         flat = (np.arange(N_HEROES)[:, None] * (n + 1) + np.where(ids >= 0, ids, n)).ravel()
         return np.bincount(flat, minlength=N_HEROES * (n + 1)).reshape(N_HEROES, n + 1)[:, :n]
@@ -329,7 +329,7 @@ class ReplayRecorder:
     # ------------------------------------------------------------------ per step
     def record(self) -> bool:
         """Append the timestep just played. Returns False when the game did not advance (nothing recorded)."""
-        gi = self.game.state[7]
+        gi = self.game.state.gi
         g = self.g
         frame = int(gi[g, G_FRAME])
         if frame == self._last_frame:
@@ -358,11 +358,11 @@ class ReplayRecorder:
         return True
 
     def _record_heroes(self) -> None:
-        hf, hi = self.game.state[2], self.game.state[3]
+        hf, hi = self.game.state.hf, self.game.state.hi
         g = self.g
         stats = np.stack([hi[g, :, LEVEL], hi[g, :, KILLS], hi[g, :, DEATHS], hi[g, :, ASSISTS],
                           hi[g, :, LAST_HITS], hi[g, :, DENIES], np.ceil(np.maximum(hf[g, :, RESPAWN], 0.0))], axis=1)
-        items = self.game.state[4][g, :, :, IT_ID]
+        items = self.game.state.items[g, :, :, IT_ID]
         costs = np.where(items >= 0, self.game.patch.item_table[np.maximum(items, 0), I_COST], 0.0).sum(axis=1)
         s = self._steps
         s["hero_stats"].append(stats)
@@ -399,8 +399,8 @@ class ReplayRecorder:
     def _step_events(self) -> list[dict]:
         """This step's events, from the env's reward events (cleared every step) and state diffs."""
         g = self.g
-        ev = self.game.state[9][g]
-        uf, ui, hf, gi = self.game.state[0], self.game.state[1], self.game.state[2], self.game.state[7]
+        ev = self.game.state.events[g]
+        uf, ui, hf, gi = self.game.state.uf, self.game.state.ui, self.game.state.hf, self.game.state.gi
         out: list[dict] = []
         killers = {h: int(round(ev[h, EV_KILLED_HERO])) for h in range(N_HEROES) if ev[h, EV_KILLED_HERO] > 0}
         for victim in range(N_HEROES):

@@ -77,13 +77,13 @@ def test_scripted_actions_are_available_valid_and_respect_fog():
                 kind = kernels.target_kind_for(S, D, g, h, prim)
                 if kind:
                     assert kernels.valid_target(S, D, g, h, kind, t), (g, h, prim, t)
-                    team = S[1][g, h, TEAM]
-                    assert S[1][g, t, TEAM] == team or S[10][g, team, t] != 0, "target hidden by the fog"
+                    team = S.ui[g, h, TEAM]
+                    assert S.ui[g, t, TEAM] == team or S.vis[g, team, t] != 0, "target hidden by the fog"
                     checked["targeted"] += 1
 
     play(game, radiant, dire, 4 * STEPS_PER_MINUTE, on_step=check)
     assert checked["targeted"] > 500  # attacks, casts and portals were in fact checked
-    assert (game.state[3][:, :, INVALID_ACTIONS] == 0).all()
+    assert (game.state.hi[:, :, INVALID_ACTIONS] == 0).all()
 
 
 def test_laning_gains_last_hits_denies_and_levels():
@@ -98,14 +98,14 @@ def test_laning_gains_last_hits_denies_and_levels():
         if game.frame[0] < 90 * FRAMES_PER_SECOND or game.frame[0] % (10 * FRAMES_PER_SECOND) != 0:
             return
         samples += 1
-        uf, ui, hi = game.state[0], game.state[1], game.state[3]
+        uf, ui, hi = game.state.uf, game.state.ui, game.state.hi
         for g in range(4):
             for h in range(N_HEROES):
                 if ui[g, h, ALIVE] and lane_distance(uf[g, h, X], uf[g, h, Y], hi[g, h, ASSIGNED_LANE]) < 1500:
                     near_lane[g, h] += 1
 
     play(game, ScriptedTeam(0, seed=5), ScriptedTeam(1, seed=6), 5 * STEPS_PER_MINUTE, on_step=lane_presence)
-    hi = game.state[3]
+    hi = game.state.hi
     assert (hi[:, :, LEVEL] >= 2).all() and hi[:, :, LEVEL].mean() >= 3.2, hi[:, :, LEVEL]
     assert (hi[:, :, LAST_HITS].sum(axis=1) >= 8 * 2).all()  # both teams farm
     assert ((hi[:, :, LAST_HITS] >= 1).sum(axis=1) >= 8).all(), hi[:, :, LAST_HITS]  # nearly every hero
@@ -118,10 +118,10 @@ def test_last_hit_target_is_only_a_killable_creep():
     game.reset([3])
     play(game, ScriptedTeam(0), ScriptedTeam(1), 2 * STEPS_PER_MINUTE)
     S = game.state
-    uf, ui = S[0], S[1]
+    uf, ui = S.uf, S.ui
     h = 1  # Radiant mid
     creeps = [u for u in range(kernels.SLOT_CREEPS, uf.shape[1]) if ui[0, u, ALIVE] and ui[0, u, TEAM] == 1
-              and S[10][0, 0, u]]
+              and S.vis[0, 0, u]]
     assert creeps, "an enemy wave is in sight at two minutes"
     u = creeps[0]
     uf[0, h, X], uf[0, h, Y] = uf[0, u, X] - 100, uf[0, u, Y]
@@ -142,10 +142,10 @@ def test_hurt_hero_retreats_and_heals():
     radiant, dire = ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=1)
     play(game, radiant, dire, 3 * STEPS_PER_MINUTE)
     S = game.state
-    uf, ui = S[0], S[1]
+    uf, ui = S.uf, S.ui
     h = 2  # Radiant bottom
     assert ui[0, h, ALIVE]
-    fountain = game.data[19][0]
+    fountain = game.data.fountain[0]
     d0 = np.hypot(uf[0, h, X] - fountain[0], uf[0, h, Y] - fountain[1])
     assert d0 > 3000, "the hero is out in its lane"
     uf[0, h, HP] = 0.2 * uf[0, h, HP_MAX]
@@ -176,7 +176,7 @@ def test_heroes_cast_abilities_and_use_portals():
     play(game, ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=2), 8 * STEPS_PER_MINUTE, on_step=count)
     assert (casts >= 2).all(), casts
     assert (portals >= 2).all(), portals  # back to lane (or home) when the walk is long
-    assert game.state[3][:, :, KILLS].sum() > 0
+    assert game.state.hi[:, :, KILLS].sum() > 0
 
 
 def test_team_defends_its_base():
@@ -186,7 +186,7 @@ def test_team_defends_its_base():
     radiant, dire = ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=1)
     play(game, radiant, dire, 4 * STEPS_PER_MINUTE)
     S = game.state
-    uf, ui = S[0], S[1]
+    uf, ui = S.uf, S.ui
     t4 = kernels.building_slot(0, scripted.B_T4A)
     for h in range(5, 10):  # the whole Dire team shows up at Radiant's tier-4 tower
         ui[0, h, ALIVE] = 1
@@ -224,7 +224,7 @@ def test_games_differ_with_their_seeds_and_repeat_with_the_same_seed():
         game = GameBatch(len(seeds))
         game.reset(seeds)
         play(game, ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=2), 6 * STEPS_PER_MINUTE)
-        return game.state[0][:, :10, :2].copy()
+        return game.state.uf[:, :10, :2].copy()
 
     a = final([1, 2, 1])
     assert np.array_equal(a[0], a[2])
@@ -238,10 +238,10 @@ def test_one_vs_one_mode_plays_mid_without_invalid_actions():
     off_mid = np.zeros(1, np.int64)
 
     def on_mid(_out):
-        uf, ui = game.state[0], game.state[1]
+        uf, ui = game.state.uf, game.state.ui
         if game.frame.min() < 40 * FRAMES_PER_SECOND:
             return
-        fountain = game.data[19]
+        fountain = game.data.fountain
         for g in np.flatnonzero(game.done == 0):
             for h, team in ((0, 0), (5, 1)):
                 in_base = np.hypot(*(uf[g, h, :2] - fountain[team])) < 4000  # healing at home
@@ -249,7 +249,7 @@ def test_one_vs_one_mode_plays_mid_without_invalid_actions():
                     off_mid[0] += 1
 
     play(game, ScriptedTeam(0), ScriptedTeam(1), 15 * STEPS_PER_MINUTE, on_step=on_mid)
-    hi = game.state[3]
+    hi = game.state.hi
     assert (hi[:, :, INVALID_ACTIONS] == 0).all()
     assert (game.done == 1).all(), game.done  # decided, not timed out
     assert off_mid[0] == 0
@@ -281,7 +281,7 @@ def test_random_team_takes_only_available_actions_with_valid_targets():
         glyphs = (out[:, :5, ACT_PRIMARY] == A_GLYPH).sum(axis=1)
         glyph_races += int(np.maximum(glyphs - 1, 0).sum())
         game.step(out)
-    assert game.state[3][:, :5, INVALID_ACTIONS].sum() == glyph_races
+    assert game.state.hi[:, :5, INVALID_ACTIONS].sum() == glyph_races
     assert len(seen) >= 8  # it explores the action space
 
 
@@ -306,7 +306,7 @@ def test_scripted_beats_random():
     game.reset([105, 106, 107, 108])
     play(game, RandomTeam(0, seed=3), ScriptedTeam(1, seed=4), 35 * STEPS_PER_MINUTE)
     assert (game.done == 1).all() and (game.winner == 1).all(), (game.done, game.winner)
-    assert (game.state[3][:, 5:, INVALID_ACTIONS] <= 2).all()  # at most the odd race with a random glyph
+    assert (game.state.hi[:, 5:, INVALID_ACTIONS] <= 2).all()  # at most the odd race with a random glyph
 
 
 @pytest.mark.slow
@@ -314,10 +314,10 @@ def test_scripted_leads_random_after_ten_minutes():
     game = GameBatch(4)
     game.reset([201, 202, 203, 204])
     play(game, ScriptedTeam(0, seed=1), RandomTeam(1, seed=5), 10 * STEPS_PER_MINUTE)
-    hi, gi = game.state[3], game.state[7]
+    hi, gi = game.state.hi, game.state.gi
     assert (hi[:, :5, LEVEL].mean(axis=1) > hi[:, 5:, LEVEL].mean(axis=1) + 1).all()
     assert (gi[:, G_TOWERS_LOST0 + 1] > gi[:, G_TOWERS_LOST0]).all()
-    net_worth = game.state[2][:, :, NET_WORTH]
+    net_worth = game.state.hf[:, :, NET_WORTH]
     assert (net_worth[:, :5].sum(axis=1) > 1.15 * net_worth[:, 5:].sum(axis=1)).all()
     assert (hi[:, :5, LAST_HITS].sum(axis=1) > 5 * hi[:, 5:, LAST_HITS].sum(axis=1)).all()
 
@@ -333,7 +333,7 @@ def test_pushing_team_groups_in_one_lane():
     def sample(_out):
         if game.frame[0] < 14 * 60 * FRAMES_PER_SECOND or game.frame[0] % (10 * FRAMES_PER_SECOND) != 0:
             return
-        uf, ui = game.state[0], game.state[1]
+        uf, ui = game.state.uf, game.state.ui
         for g in np.flatnonzero(game.done == 0):
             for team, bot in enumerate(bots):
                 lane = bot._mem_g[g, scripted.MG_PUSH_LANE]

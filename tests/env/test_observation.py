@@ -38,7 +38,7 @@ def test_global_and_hero_columns_are_distinct():
 def refresh(env: BatchedEnv) -> None:
     """Recompute vision and observations after editing the state by hand."""
     kernels.update_vision(env.game.state, env.game.data, 0)
-    observation.encode(env.game.state, env.game.data, env._obs_tuple, np.array([0]))
+    observation.encode(env.game.state, env.game.data, env._obs_buffers, np.array([0]))
 
 
 @pytest.fixture()
@@ -49,7 +49,7 @@ def env():
 
 
 def test_unit_features_land_in_their_columns(env):
-    uf, ui = env.game.state[0], env.game.state[1]
+    uf, ui = env.game.state.uf, env.game.state.ui
     uf[0, 0, X], uf[0, 0, Y] = 4000.0, 12000.0
     uf[0, 0, HP] = 0.25 * uf[0, 0, HP_MAX]
     refresh(env)
@@ -72,7 +72,7 @@ def test_unit_features_land_in_their_columns(env):
 
 def place_alone(env, radiant_xy, dire_xy):
     """Move every Radiant unit but hero 0 far into its base, then place hero 0 and Dire hero 5."""
-    uf, ui = env.game.state[0], env.game.state[1]
+    uf, ui = env.game.state.uf, env.game.state.ui
     for u in range(SLOT_CREEPS, uf.shape[1]):
         ui[0, u, ALIVE] = 0
     uf[0, 0, X], uf[0, 0, Y] = radiant_xy
@@ -81,7 +81,7 @@ def place_alone(env, radiant_xy, dire_xy):
 
 @pytest.mark.parametrize("night", [False, True])
 def test_fog_hides_enemy_hero_exactly_outside_vision(env, night):
-    gi = env.game.state[7]
+    gi = env.game.state.gi
     cycle = env.game.patch.rules.day_night_cycle
     gi[0, G_FRAME] = int((0.75 if night else 0.25) * cycle * FRAMES_PER_SECOND)
     radius = 800.0 if night else 1800.0

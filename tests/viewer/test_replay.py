@@ -44,7 +44,7 @@ def recorded(tmp_path_factory):
         env.step(noop_actions())
         assert recorder.record()
         seen.append(unit_rows(env.game, 0))
-        vision.append(env.game.state[10][0].copy())
+        vision.append(env.game.state.vis[0].copy())
     path = recorder.save(tmp_path_factory.mktemp("replay") / "game.npz")
     return env, recorder, seen, path, vision
 
@@ -64,7 +64,7 @@ def test_round_trip_keeps_every_timestep(recorded):
 def test_unit_rows_are_the_alive_units_of_the_state(recorded):
     env, _, _, path, _ = recorded
     replay = load_replay(path)
-    uf, ui, hi = env.game.state[0], env.game.state[1], env.game.state[3]
+    uf, ui, hi = env.game.state.uf, env.game.state.ui, env.game.state.hi
     last = replay.units(replay.n_steps - 1)
     assert [u["unit"] for u in last] == np.flatnonzero(ui[0, :, ALIVE]).tolist()
     assert any(u["kind"] == K_CREEP_MELEE for u in last)  # waves have spawned by step 80
@@ -96,7 +96,7 @@ def test_vis_is_each_teams_fog_of_war(recorded):
 def test_heroes_gold_and_items_per_timestep(recorded):
     env, _, _, path, _ = recorded
     replay = load_replay(path)
-    hf, items = env.game.state[2], env.game.state[4]
+    hf, items = env.game.state.hf, env.game.state.items
     last = replay.heroes(replay.n_steps - 1)
     names = replay.header["item_names"]
     for h in (0, 5):
@@ -133,7 +133,7 @@ def test_header_describes_the_game_and_the_map(recorded):
 def test_events_kill_last_hit_deny_and_tower_then_game_over(tmp_path):
     env = new_env()
     recorder = ReplayRecorder(env, 0)
-    uf, ui = env.game.state[0], env.game.state[1]
+    uf, ui = env.game.state.uf, env.game.state.ui
     for _ in range(12):  # the first wave spawns at one second
         env.step(noop_actions())
         recorder.record()
@@ -179,7 +179,7 @@ def test_events_kill_last_hit_deny_and_tower_then_game_over(tmp_path):
 def test_rune_pickup_is_an_event(tmp_path):
     env = new_env()
     recorder = ReplayRecorder(env, 0)
-    gi, uf = env.game.state[7], env.game.state[0]
+    gi, uf = env.game.state.gi, env.game.state.uf
     gi[0, G_RUNE0] = 3  # a haste rune at spot 0 ...
     env.step(noop_actions())
     recorder.record()
