@@ -14,9 +14,11 @@ import hashlib
 import numpy as np
 import pytest
 
-from fivestack.bots.agents import RandomTeamAgent, ScriptedTeamAgent, play_step
+from fivestack.bots.random_agent import RandomAgent
+from fivestack.bots.scripted import ScriptedTeam
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
+from fivestack.game.layout import ACT_TARGET, N_ACTION_FIELDS, N_HEROES
 
 STEPS = 2_000
 SEED = 1234
@@ -45,15 +47,44 @@ def _digest(arrays) -> str:
     return h.hexdigest()[:32]
 
 
+class _Scripted:
+    """The scripted team in env action space (its unit targets turned into the team's observation slots).
+    The trace drives the bots directly, not through ``bots.agents``, so that the hashes pin the game and
+    not the choice of agent wrappers."""
+
+    def __init__(self, team: int, seed: int):
+        self.team, self.bot = team, ScriptedTeam(team, seed)
+
+    def act(self, env: BatchedEnv) -> np.ndarray:
+        out = np.zeros((env.n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
+        self.bot.act(env.game, out)
+        mine = out[:, 5 * self.team:5 * self.team + 5]
+        units = mine[..., ACT_TARGET]
+        games = np.arange(env.n_games)[:, None]
+        slots = env.slot_of_unit[games, self.team, np.clip(units, 0, None)]
+        mine[..., ACT_TARGET] = np.where(units >= 0, slots, -1)
+        return mine
+
+
+class _Random:
+    """The observation-level random agent, sampling the env's action masks."""
+
+    def __init__(self, team: int, seed: int):
+        self.team, self.agent = team, RandomAgent(seed)
+
+    def act(self, env: BatchedEnv) -> np.ndarray:
+        return self.agent.act(env.obs, range(5 * self.team, 5 * self.team + 5))
+
+
 def play_trace(name: str) -> dict[str, str]:
     """Two seeded games with the training-time build randomisation on; the digest of state and observation."""
     mode, radiant_name, dire_name, steps = TRACES[name]
-    agents = {"scripted": ScriptedTeamAgent, "random": RandomTeamAgent}
+    agents = {"scripted": _Scripted, "random": _Random}
     env = BatchedEnv(2, GameConfig(mode=mode, training=True, max_seconds=7200.0))
     env.reset(SEED)
     radiant, dire = agents[radiant_name](0, seed=SEED), agents[dire_name](1, seed=SEED + 1)
     for _ in range(steps):
-        play_step(env, radiant, dire)
+        env.step(np.concatenate([radiant.act(env), dire.act(env)], axis=1))
     return {"state": _digest(tuple(env.game.state)),
             "observation": _digest(env.obs[k] for k in sorted(env.obs))}
 
