@@ -25,19 +25,9 @@ from fivestack.game.layout import (
 
 
 @kernel
-def _next(rng):
-    """xorshift64 on a one-element uint64 array; returns a float in [0, 1)."""
-    x = rng[0]
-    x ^= x << np.uint64(13)
-    x ^= x >> np.uint64(7)
-    x ^= x << np.uint64(17)
-    rng[0] = x
-    return float(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@kernel
 def _pick(rng, n):
-    k = int(_next(rng) * n)
+    """Uniform in [0, n) from the team's xorshift stream ``rng[0, 0]``."""
+    k = int(kernels.xorshift01(rng, 0, 0) * n)
     return n - 1 if k >= n else k
 
 
@@ -94,12 +84,9 @@ class RandomTeam:
         if team not in (0, 1):
             raise ValueError(f"team must be 0 (Radiant) or 1 (Dire), got {team}")
         self.team = team
-        # splitmix the seed so that nearby seeds give unrelated streams; never zero
+        # splitmix the seed so that nearby seeds give unrelated streams (never zero)
         z = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019 + team) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-        z ^= z >> 31
-        self._rng = np.array([z or 1], dtype=np.uint64)
+        self._rng = np.array([[kernels.splitmix64(np.uint64(z))]], dtype=np.int64)
         self._prims = np.zeros(N_PRIMARY, np.int64)
         self._targets = np.zeros((5, MAX_UNITS), np.int64)
         self._n_targets = np.zeros(5, np.int64)

@@ -35,6 +35,7 @@ import numpy as np
 from fivestack.game import kernels
 from fivestack.game.engine import GameBatch
 from fivestack.game.jit import kernel
+from fivestack.game.lanes import lane_length, progress, progress_point
 from fivestack.game.layout import (
     ACTIVE, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ALIVE, ARMOR, ASSIGNED_LANE,
     ATTACK_PERIOD, ATTACK_RANGE, ATTACK_READY, A_ABILITY0, A_ATTACK, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0,
@@ -94,73 +95,6 @@ MG_LANE_BIAS = 6  # preferred push lane
 N_MEM_G = 8
 
 ROLE_LANE, ROLE_PUSH, ROLE_DEFEND = 0, 1, 2
-
-
-# ====================================================================== lane geometry
-@kernel
-def lane_length(lanes, lane):
-    total = 0.0
-    for w in range(lanes.shape[1] - 1):
-        dx = lanes[lane, w + 1, 0] - lanes[lane, w, 0]
-        dy = lanes[lane, w + 1, 1] - lanes[lane, w, 1]
-        total += math.sqrt(dx * dx + dy * dy)
-    return total
-
-
-@kernel
-def lane_project(lanes, lane, x, y):
-    """(arc length from the Radiant end of the nearest lane point, distance to it)."""
-    best = 1e30
-    best_s = 0.0
-    acc = 0.0
-    for w in range(lanes.shape[1] - 1):
-        ax, ay = lanes[lane, w, 0], lanes[lane, w, 1]
-        dx, dy = lanes[lane, w + 1, 0] - ax, lanes[lane, w + 1, 1] - ay
-        l2 = dx * dx + dy * dy
-        if l2 <= 0.0:
-            continue
-        seg = math.sqrt(l2)
-        t = kernels.clampf(((x - ax) * dx + (y - ay) * dy) / l2, 0.0, 1.0)
-        px, py = ax + t * dx - x, ay + t * dy - y
-        d = px * px + py * py
-        if d < best:
-            best = d
-            best_s = acc + t * seg
-        acc += seg
-    return best_s, math.sqrt(best)
-
-
-@kernel
-def lane_point(lanes, lane, s):
-    """The lane point at arc length ``s`` from the Radiant end."""
-    acc = 0.0
-    n = lanes.shape[1]
-    if s <= 0.0:
-        return lanes[lane, 0, 0], lanes[lane, 0, 1]
-    for w in range(n - 1):
-        ax, ay = lanes[lane, w, 0], lanes[lane, w, 1]
-        dx, dy = lanes[lane, w + 1, 0] - ax, lanes[lane, w + 1, 1] - ay
-        seg = math.sqrt(dx * dx + dy * dy)
-        if seg <= 0.0:
-            continue
-        if acc + seg >= s:
-            t = (s - acc) / seg
-            return ax + t * dx, ay + t * dy
-        acc += seg
-    return lanes[lane, n - 1, 0], lanes[lane, n - 1, 1]
-
-
-@kernel
-def progress(lanes, lane_len, team, lane, x, y):
-    """How far along ``lane`` a point is from ``team``'s end, and its distance to the lane."""
-    s, d = lane_project(lanes, lane, x, y)
-    return (s if team == 0 else lane_len[lane] - s), d
-
-
-@kernel
-def progress_point(lanes, lane_len, team, lane, p):
-    p = kernels.clampf(p, 0.0, lane_len[lane])
-    return lane_point(lanes, lane, p if team == 0 else lane_len[lane] - p)
 
 
 @kernel

@@ -32,6 +32,7 @@ from fivestack.env.spaces import (
     U_TARGET_IS_HERO, U_VISION, U_X, U_Y,
 )
 from fivestack.game import kernels as K
+from fivestack.game.lanes import lane_distance
 from fivestack.game.layout import (
     ABILITY_CD, ABILITY_LEVEL, ACTIVE, AEGIS, AGI, ALIVE, ARMOR, ASSIGNED_LANE, ASSISTS, ATTACK_PERIOD, ATTACK_RANGE,
     BUFF, BUILD_POS, BUYBACK_CD, CELL, DAMAGE, DAMAGE_DEALT, DEATHS, DENIES, DOT, DOUBLE_DAMAGE, FACING,
@@ -387,7 +388,7 @@ def encode_team(S, D, O, g, team):
         f[AX_X] = uf[g, h, X] / HALF_MAP - 1.0
         f[AX_Y] = uf[g, h, Y] / HALF_MAP - 1.0
         f[AX_ALIVE] = 1.0 if ui[g, h, ALIVE] != 0 else 0.0
-        f[AX_LANE_DISTANCE] = K.lane_distance(lanes, hi[g, h, ASSIGNED_LANE], uf[g, h, X], uf[g, h, Y]) / 2000.0
+        f[AX_LANE_DISTANCE] = lane_distance(lanes, hi[g, h, ASSIGNED_LANE], uf[g, h, X], uf[g, h, Y]) / 2000.0
     # ---- pickups: two rune spots and the aegis (runes and the pit are seen only with vision)
     pickups[g, team] = 0.0
     for k in range(3):

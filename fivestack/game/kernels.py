@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from fivestack.game.jit import kernel
+from fivestack.game.lanes import lane_distance
 
 from fivestack.game.layout import (
     ABILITY_CD, ABILITY_LEVEL, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ACTIVE, AEGIS,
@@ -1794,24 +1795,6 @@ def update_vision(S, D, g):
                 if dx * dx + dy * dy <= r * r:
                     vis[g, team, t] = 1
                     break
-
-
-@kernel
-def lane_distance(lanes, lane, x, y):
-    best = 1e30
-    for w in range(lanes.shape[1] - 1):
-        ax, ay = lanes[lane, w, 0], lanes[lane, w, 1]
-        bx, by = lanes[lane, w + 1, 0], lanes[lane, w + 1, 1]
-        dx, dy = bx - ax, by - ay
-        l2 = dx * dx + dy * dy
-        if l2 <= 0.0:
-            continue
-        t = clampf(((x - ax) * dx + (y - ay) * dy) / l2, 0.0, 1.0)
-        px, py = ax + t * dx - x, ay + t * dy - y
-        d = px * px + py * py
-        if d < best:
-            best = d
-    return math.sqrt(best)
 
 
 @kernel
