@@ -1,0 +1,160 @@
+"""Hand-set game states for the rule tests (``test_rules_*.py``): one game, a few units placed by hand.
+
+A rule test builds a game with ``new_game``, clears what would interfere with ``isolate`` (every hero not
+named is taken out of the game, purchases stop, no creep wave is due for 30 s), puts units where it wants
+them with ``place`` / ``spawn_creep``, and steps with explicit actions (``action``, ``run``). Every
+position is around ``ARENA``, a spot on the river far from every building, camp, lane and rune, so that
+only the units a test places can see, reach or hit each other.
+
+The engine speaks in unit indices (heroes 0-4 Radiant, 5-9 Dire), and so do these helpers.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fivestack.game import kernels
+from fivestack.game.engine import GameBatch, GameConfig
+from fivestack.game.layout import (
+    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ACTIVE, ALIVE, ATTACK_READY, CELL,
+    FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP, HP_REGEN, K_CREEP_MELEE,
+    K_CREEP_RANGED, K_CREEP_SIEGE, MANA_REGEN, N_ACTION_FIELDS, N_HEROES, RADIANT, SLOT_CREEPS, STUN, TEAM, X, Y,
+)
+from fivestack.game.patch import HEROES, Ability, CK
+
+G = 0  # every helper works on game 0 of a one-game batch
+ARENA = (4000.0, 12000.0)  # on the river (x + y = 16000), > 2000 from every building, camp and rune
+START_FRAME = 931  # 31 s in, by day; waves spawn when frame % 900 == 30, so none is due for 30 s
+NEVER = 10**8  # frames: "not for the rest of the test" (an attack that never comes ready, a stun)
+
+CREEP_KIND = {"melee": K_CREEP_MELEE, "ranged": K_CREEP_RANGED, "siege": K_CREEP_SIEGE}
+
+
+def new_game(mode: str = "5v5", radiant: tuple[str, ...] = (), dire: tuple[str, ...] = ()) -> GameBatch:
+    game = GameBatch(1, GameConfig(mode=mode, radiant=radiant, dire=dire))
+    game.reset(0)
+    return game
+
+
+def isolate(game: GameBatch, *keep: int) -> None:
+    """Take every hero not in ``keep`` out of the game, stop purchases and wind the clock to ``START_FRAME``.
+
+    A benched hero is dead *and* inactive, so it neither respawns, sees, earns nor counts for experience.
+    Kept heroes keep their stats but have no gold and an empty item build, so nothing is bought mid-test.
+    """
+    S = game.state
+    S.gi[G, G_FRAME] = START_FRAME
+    S.build_order[G] = -1
+    for h in range(N_HEROES):
+        S.hf[G, h, GOLD] = 0.0
+        if h not in keep:
+            S.ui[G, h, ALIVE] = 0
+            S.hi[G, h, ACTIVE] = 0
+            S.uf[G, h, HP] = 0.0
+
+
+def place(game: GameBatch, u: int, dx: float, dy: float = 0.0) -> None:
+    """Put unit ``u`` at ARENA + (dx, dy), standing still."""
+    put(game, u, ARENA[0] + dx, ARENA[1] + dy)
+
+
+def put(game: GameBatch, u: int, x: float, y: float) -> None:
+    """Put unit ``u`` at (x, y) on the map, standing still."""
+    S = game.state
+    S.uf[G, u, X] = S.uf[G, u, GOAL_X] = x
+    S.uf[G, u, Y] = S.uf[G, u, GOAL_Y] = y
+
+
+def spawn_creep(game: GameBatch, team: int, kind: str = "melee", dx: float = 0.0, dy: float = 0.0,
+                k: int = 0) -> int:
+    """A lane creep of the patch's table in creep slot ``k``, at ARENA + (dx, dy), stunned for good so it
+    neither walks its lane nor attacks. Returns its unit index."""
+    u = SLOT_CREEPS + k
+    kernels.set_unit(game.state, game.data, G, u, team, CREEP_KIND[kind], CK[kind],
+                     ARENA[0] + dx, ARENA[1] + dy, 1.0)
+    game.state.ui[G, u, STUN] = NEVER
+    return u
+
+
+def disarm(game: GameBatch, *units: int) -> None:
+    """No auto-attacks from these units for the rest of the test (their next attack never comes ready)."""
+    for u in units:
+        game.state.uf[G, u, ATTACK_READY] = NEVER
+
+
+def freeze(game: GameBatch, *units: int) -> None:
+    """Stun these units for the rest of the test: they neither move nor attack."""
+    for u in units:
+        game.state.ui[G, u, STUN] = NEVER
+
+
+def no_regen(game: GameBatch, *units: int) -> None:
+    """Zero health and mana regeneration, so that health and mana change only by the rule under test."""
+    for u in units:
+        game.state.uf[G, u, HP_REGEN] = 0.0
+        game.state.uf[G, u, MANA_REGEN] = 0.0
+
+
+def see(game: GameBatch) -> None:
+    """Recompute fog of war now (the engine does it at the end of each step) after units were moved."""
+    kernels.update_vision(game.state, game.data, G)
+
+
+def noop_actions() -> np.ndarray:
+    actions = np.zeros((1, N_HEROES, N_ACTION_FIELDS), np.int64)
+    actions[..., ACT_TARGET] = -1
+    actions[..., ACT_OFFSET_X] = 4
+    actions[..., ACT_OFFSET_Y] = 4
+    return actions
+
+
+def action(h: int, primary: int, target: int = -1, offset: tuple[int, int] = (4, 4), delay: int = 0,
+           actions: np.ndarray | None = None) -> np.ndarray:
+    """Actions where hero ``h`` takes ``primary`` (offsets are cells 0-8, 4 = none) and all others no-op."""
+    actions = noop_actions() if actions is None else actions
+    actions[G, h, ACT_PRIMARY] = primary
+    actions[G, h, ACT_DELAY] = delay
+    actions[G, h, ACT_TARGET] = target
+    actions[G, h, ACT_OFFSET_X], actions[G, h, ACT_OFFSET_Y] = offset
+    return actions
+
+
+def run(game: GameBatch, steps: int = 1, actions: np.ndarray | None = None) -> None:
+    """``steps`` timesteps: ``actions`` in the first, no-ops after."""
+    for i in range(steps):
+        game.step(actions if i == 0 and actions is not None else noop_actions())
+
+
+def steps_for(seconds: float) -> int:
+    """Timesteps that cover ``seconds`` of game time (rounded up)."""
+    return math.ceil(seconds * FRAMES_PER_SECOND / FRAMES_PER_STEP - 1e-9)
+
+
+def distance(game: GameBatch, a: int, b: int) -> float:
+    uf = game.state.uf
+    return math.hypot(float(uf[G, a, X] - uf[G, b, X]), float(uf[G, a, Y] - uf[G, b, Y]))
+
+
+def walkable(game: GameBatch, x: float, y: float) -> bool:
+    return bool(game.data.walk[int(x / CELL), int(y / CELL)])
+
+
+def ability(hero: str, name: str) -> tuple[int, Ability]:
+    """(slot 0-3, the patch's ability) of a hero's ability by name."""
+    for h in HEROES:
+        if h.name == hero:
+            for slot, ab in enumerate(h.abilities):
+                if ab.name == name:
+                    return slot, ab
+    raise KeyError(f"{hero} has no ability {name!r}")
+
+
+def at_level(base: float, per_level: float, level: int) -> float:
+    """The README's rule for ability numbers: per-level changes apply from ability level 2 on."""
+    return base + per_level * (level - 1)
+
+
+def is_radiant(game: GameBatch, u: int) -> bool:
+    return int(game.state.ui[G, u, TEAM]) == RADIANT
