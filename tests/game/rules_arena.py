@@ -18,8 +18,8 @@ import numpy as np
 from fivestack.game import kernels
 from fivestack.game.engine import GameBatch, GameConfig
 from fivestack.game.layout import (
-    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ACTIVE, ALIVE, ATTACK_READY, CELL,
-    FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP, HP_REGEN, K_CREEP_MELEE,
+    A_MOVE, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ACTIVE, ALIVE, ATTACK_READY, CELL,
+    FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP, HP_REGEN, INVALID_ACTIONS, K_CREEP_MELEE,
     K_CREEP_RANGED, K_CREEP_SIEGE, MANA_REGEN, N_ACTION_FIELDS, N_HEROES, RADIANT, SLOT_CREEPS, STUN, TEAM, X, Y,
 )
 from fivestack.game.patch import HEROES, Ability, CK
@@ -125,6 +125,18 @@ def run(game: GameBatch, steps: int = 1, actions: np.ndarray | None = None) -> N
     """``steps`` timesteps: ``actions`` in the first, no-ops after."""
     for i in range(steps):
         game.step(actions if i == 0 and actions is not None else noop_actions())
+
+
+def steps_refused(game: GameBatch, h: int, limit: int = 200) -> int:
+    """Order hero ``h`` to move every step: how many steps pass before an order is accepted (a stunned
+    hero's orders are refused as invalid actions)."""
+    S = game.state
+    for n in range(limit):
+        before = int(S.hi[G, h, INVALID_ACTIONS])
+        run(game, 1, action(h, A_MOVE, offset=(2, 6)))
+        if S.hi[G, h, INVALID_ACTIONS] == before:
+            return n
+    raise AssertionError(f"hero {h} still cannot act after {limit} steps")
 
 
 def steps_for(seconds: float) -> int:
