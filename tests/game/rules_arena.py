@@ -20,7 +20,7 @@ from fivestack.game.engine import GameBatch, GameConfig
 from fivestack.game.layout import (
     A_MOVE, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ACTIVE, ALIVE, ATTACK_READY, CELL,
     FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP, HP_REGEN, INVALID_ACTIONS, K_CREEP_MELEE,
-    K_CREEP_RANGED, K_CREEP_SIEGE, MANA_REGEN, N_ACTION_FIELDS, N_HEROES, RADIANT, SLOT_CREEPS, STUN, TEAM, X, Y,
+    K_CREEP_RANGED, K_CREEP_SIEGE, MANA_REGEN, N_ACTION_FIELDS, N_HEROES, SLOT_CREEPS, STUN, X, Y,
 )
 from fivestack.game.patch import HEROES, Ability, CK
 
@@ -144,12 +144,8 @@ def steps_for(seconds: float) -> int:
     return math.ceil(seconds * FRAMES_PER_SECOND / FRAMES_PER_STEP - 1e-9)
 
 
-def distance(game: GameBatch, a: int, b: int) -> float:
-    uf = game.state.uf
-    return math.hypot(float(uf[G, a, X] - uf[G, b, X]), float(uf[G, a, Y] - uf[G, b, Y]))
-
-
 def walkable(game: GameBatch, x: float, y: float) -> bool:
+    """Whether (x, y) is open ground on the game's walkability grid."""
     return bool(game.data.walk[int(x / CELL), int(y / CELL)])
 
 
@@ -166,7 +162,3 @@ def ability(hero: str, name: str) -> tuple[int, Ability]:
 def at_level(base: float, per_level: float, level: int) -> float:
     """The README's rule for ability numbers: per-level changes apply from ability level 2 on."""
     return base + per_level * (level - 1)
-
-
-def is_radiant(game: GameBatch, u: int) -> bool:
-    return int(game.state.ui[G, u, TEAM]) == RADIANT

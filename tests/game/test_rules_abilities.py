@@ -19,8 +19,8 @@ from rules_arena import (
 )
 from fivestack.game.layout import (
     A_ABILITY0, A_ATTACK, A_MOVE, ABILITY_CD, ABILITY_LEVEL, ARMOR, BUFF, DIRE, FRAMES_PER_SECOND,
-    FRAMES_PER_STEP, HP, HP_MAX, INVALID_ACTIONS, MAGIC_RES, MANA, SILENCE, SLOW, SLOW_FRAC, STUN,
-    X, Y,
+    FRAMES_PER_STEP, HP, HP_MAX, INVALID_ACTIONS, MAGIC_RES, MANA, SILENCE, SLOW, SLOW_FRAC, STEP_SECONDS,
+    STUN, X, Y,
 )
 from fivestack.game.patch import HEROES
 
@@ -28,7 +28,6 @@ from fivestack.game.patch import HEROES
 BULWARK, VESPER, CINDER, GROVE, TEMPEST = 0, 1, 2, 3, 4
 D_BULWARK, D_VESPER, D_CINDER = 5, 6, 7
 HERO_NAME = {h: HEROES[h % 5].name for h in range(10)}
-STEP_SECONDS = FRAMES_PER_STEP / FRAMES_PER_SECOND
 MAGIC_RESISTANCE = 0.25  # README: every hero has 25% magic resistance
 
 

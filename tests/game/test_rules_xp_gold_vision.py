@@ -237,13 +237,15 @@ def test_hero_vision_is_1800_by_day_and_800_at_night(distance, by_day, at_night)
 
 def test_creep_keeps_its_vision_by_day_and_sees_at_most_800_at_night():
     """Units other than heroes keep their own vision by day (lane creep: 1200) and at most 800 at night:
-    an enemy 1000 from a creep is seen by day, hidden at night, and one 1300 away is hidden by day."""
+    an enemy 1000 from a creep is seen by day, hidden at night; by day one at 1150 is seen, one at 1300 not."""
     game = new_game()
     isolate(game, DIRE_BULWARK)
     spawn_creep(game, RADIANT)  # at the arena's centre
     place(game, DIRE_BULWARK, 1000.0)
     assert seen_after_step(game, DAY_FRAME, DIRE_BULWARK)
     assert not seen_after_step(game, NIGHT_FRAME, DIRE_BULWARK)
+    place(game, DIRE_BULWARK, 1150.0)
+    assert seen_after_step(game, DAY_FRAME, DIRE_BULWARK)
     place(game, DIRE_BULWARK, 1300.0)
     assert not seen_after_step(game, DAY_FRAME, DIRE_BULWARK)
 
