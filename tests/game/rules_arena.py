@@ -32,8 +32,9 @@ NEVER = 10**8  # frames: "not for the rest of the test" (an attack that never co
 CREEP_KIND = {"melee": K_CREEP_MELEE, "ranged": K_CREEP_RANGED, "siege": K_CREEP_SIEGE}
 
 
-def new_game(mode: str = "5v5", radiant: tuple[str, ...] = (), dire: tuple[str, ...] = ()) -> GameBatch:
-    game = GameBatch(1, GameConfig(mode=mode, radiant=radiant, dire=dire))
+def new_game() -> GameBatch:
+    """One standard 5v5 game, reset with seed 0: hero i of each team is the patch's hero i."""
+    game = GameBatch(1, GameConfig())
     game.reset(0)
     return game
 
