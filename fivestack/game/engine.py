@@ -16,7 +16,7 @@ from fivestack.game.layout import (
     N_DELAY, N_EVENTS, N_GI, N_HEROES, N_HF, N_HI, N_IT, N_ITEM_SLOTS, N_OFFSET, N_PJ, N_PRIMARY, N_UF, N_UI,
     STASH,
 )
-from fivestack.game.patch import PATCH_VERSION, RULE_FIELDS, Patch
+from fivestack.game.patch import PATCH_VERSION, Patch, check_columns
 from fivestack.game.state import Data, State
 
 MODES = {"5v5": MODE_5V5, "1v1": MODE_1V1_MID}
@@ -62,14 +62,9 @@ def make_data(patch: Patch) -> Data:
     )
 
 
-def _check_rule_columns() -> None:
-    expected = ("wave_interval", "passive_gold", "courier_respawn", "siege_vs_building")
-    cols = (kernels.R_WAVE, kernels.R_PASSIVE_GOLD, kernels.R_COURIER_RESPAWN, kernels.R_SIEGE_VS_BUILDING)
-    for name, col in zip(expected, cols):
-        assert RULE_FIELDS[col] == name, f"kernel rule column for {name} is out of date"
-
-
-_check_rule_columns()
+# Start-up check: every named column of the standard patch's tables holds the attribute it names (the kernels
+# index the tables with the same derived constants). A Patch handed to GameBatch is checked again there.
+check_columns(Patch())
 
 
 def new_state(n_games: int, build_width: int) -> State:
@@ -102,6 +97,7 @@ class GameBatch:
             raise ValueError(f"n_games must be at least 1, got {n_games}")
         self.config = config or GameConfig()
         self.patch = patch or Patch()
+        check_columns(self.patch)  # a patch's tables may have been edited after it was built
         self.n_games = n_games
         self.data = make_data(self.patch)
         self.state = new_state(n_games, self.patch.item_builds.shape[1])

@@ -1,13 +1,28 @@
 """Game data, versioned as a *patch*: heroes, abilities, items, creeps and buildings.
 
-The engine reads only the numpy tables built here (``Patch.hero``, ``Patch.ability``, ...), so balance
-changes never touch the kernels. Each table is a float64 matrix whose columns are named by the constants
-below. Names are original; mechanics echo Dota's.
+The engine reads only the numpy tables built here (``Patch.hero_table``, ``Patch.ability_table``, ...), so
+balance changes never touch the kernels. Names are original; mechanics echo Dota's.
+
+Map of this file:
+
+* ``table_columns`` / ``table_row``: a table's columns are the numeric fields of its dataclass, in
+  declaration order (a tuple field such as a hero's ``attributes`` spreads over the sub-columns named once in
+  ``HERO_COMPOSITES``; names, descriptions and builds stay out). Adding a field therefore moves the columns
+  and their constants together.
+* the dataclasses and their data: ``Ability``, ``Hero`` (``HEROES``), ``Item`` (``ITEMS``), ``Creep``
+  (``CREEPS``: lane creeps, buildings, neutrals, courier) and ``Rules``.
+* the column constants the kernels index with (``H_*``, ``AB_*``, ``I_*``, ``C_*``, ``R_*``) and the creep
+  table's rows (``CR_*``, ``CK``): each derived from the column lists, none typed by hand. They are plain
+  ints at import time, so Numba folds them into the kernels as constants.
+* ``Patch``: builds the float64 tables; ``check_columns`` proves every named column of every table holds
+  the attribute it names (run for every ``Patch`` built and when ``game.engine`` is imported).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import typing
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
 
 import numpy as np
 
@@ -15,110 +30,88 @@ from fivestack.game.layout import T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET
 
 PATCH_VERSION = "0.1"
 
-# ---------------------------------------------------------------- hero table columns
-H_STR, H_AGI, H_INT, H_STR_GAIN, H_AGI_GAIN, H_INT_GAIN = 0, 1, 2, 3, 4, 5
-H_PRIMARY = 6  # 0 STR, 1 AGI, 2 INT
-H_DAMAGE = 7
-H_RANGE = 8
-H_ATTACK_TIME = 9  # base attack time, seconds
-H_SPEED = 10
-H_ARMOR = 11
-H_PROJ_SPEED = 12  # 0 melee
-H_ABILITY0 = 13  # 4 ability ids
-N_HERO_COLS = 17
-
-# ---------------------------------------------------------------- ability table columns
-AB_TARGET = 0  # T_NONE / T_POINT / T_UNIT / T_UNIT_OFFSET
-AB_AFFECTS = 1  # 1 enemies, 2 allies, 3 self
-AB_RANGE = 2  # cast range
-AB_RADIUS = 3  # 0: only the target unit
-AB_DAMAGE = 4  # at level 1
-AB_DAMAGE_LVL = 5  # added per level
-AB_DAMAGE_TYPE = 6  # 0 physical, 1 magical, 2 pure
-AB_STUN = 7  # seconds
-AB_SLOW = 8  # fraction
-AB_SLOW_TIME = 9
-AB_SILENCE = 10
-AB_DOT = 11  # damage per second (magical)
-AB_DOT_TIME = 12
-AB_HEAL = 13  # at level 1
-AB_HEAL_LVL = 14
-AB_BUFF_ARMOR = 15
-AB_BUFF_DAMAGE = 16
-AB_BUFF_SPEED = 17  # fraction
-AB_BUFF_TIME = 18
-AB_PROJ_SPEED = 19  # 0 instant
-AB_MANA = 20  # at level 1
-AB_MANA_LVL = 21
-AB_COOLDOWN = 22  # seconds at level 1
-AB_COOLDOWN_LVL = 23  # added per level (negative: shorter)
-AB_ULTIMATE = 24
-N_ABILITY_COLS = 25
-
-# ---------------------------------------------------------------- item table columns
-I_COST = 0
-I_STR, I_AGI, I_INT = 1, 2, 3
-I_DAMAGE = 4
-I_ARMOR = 5
-I_HP = 6
-I_MANA = 7
-I_HP_REGEN = 8
-I_MANA_REGEN = 9
-I_SPEED = 10  # flat move speed
-I_ACTIVE = 11  # 0 passive, else one of ACT_*
-I_TARGET = 12  # target type of the active
-I_RANGE = 13
-I_AMOUNT = 14  # heal / restore / damage of the active
-I_DURATION = 15
-I_COOLDOWN = 16  # seconds
-I_CHARGES = 17  # 0: not consumable
-N_ITEM_COLS = 18
-
+# what an item's active does (the item table's ``active`` column)
 ACT_NONE, ACT_HEAL_OVER_TIME, ACT_MANA_OVER_TIME, ACT_TELEPORT, ACT_BLINK, ACT_STUN, ACT_AREA_HEAL = 0, 1, 2, 3, 4, 5, 6
 
-# ---------------------------------------------------------------- creep / building table columns
-C_HP, C_DAMAGE, C_RANGE, C_ATTACK_TIME, C_SPEED, C_ARMOR, C_PROJ, C_GOLD, C_XP, C_VISION = range(10)
-N_CREEP_COLS = 10
+
+# ---------------------------------------------------------------- tables from dataclasses
+NUMERIC_TYPES = (int, float, bool)
+
+
+class PatchTableError(ValueError):
+    """A patch table's column does not hold the dataclass attribute its name says."""
+
+
+def column_sources(cls, composite: dict[str, tuple[str, ...]] | None = None) -> tuple[tuple[str, str, int], ...]:
+    """``(column, field, k)`` for each table column of dataclass ``cls``, in field declaration order.
+
+    A numeric field (int, float, bool) is one column named after it (``k = -1``); a field named in
+    ``composite`` is a tuple spread over the columns ``composite[field]`` (``k`` = its index in the tuple);
+    every other field (names, descriptions, builds) is not in the table.
+    """
+    return _column_sources(cls, tuple(sorted((composite or {}).items())))
+
+
+@lru_cache(maxsize=None)
+def _column_sources(cls, composite_items: tuple[tuple[str, tuple[str, ...]], ...]):
+    composite = dict(composite_items)
+    hints = typing.get_type_hints(cls)
+    sources = []
+    for f in fields(cls):
+        if f.name in composite:
+            sources += [(column, f.name, k) for k, column in enumerate(composite[f.name])]
+        elif hints[f.name] in NUMERIC_TYPES:
+            sources.append((f.name, f.name, -1))
+    return tuple(sources)
+
+
+def table_columns(cls, composite: dict[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+    """The column names of the table of dataclass ``cls`` (see ``column_sources``)."""
+    return tuple(column for column, _, _ in column_sources(cls, composite))
+
+
+def table_row(record, composite: dict[str, tuple[str, ...]] | None = None, **replace) -> list[float]:
+    """``record``'s table row: its column values in ``table_columns`` order. ``replace`` gives a field's value
+    when the table stores something else than the attribute (a hero's ability *ids*, not the abilities)."""
+    row = []
+    for _, name, k in column_sources(type(record), composite):
+        value = replace[name] if name in replace else getattr(record, name)
+        if k == 0 and len(value) != len(composite[name]):
+            raise PatchTableError(f"{type(record).__name__} {getattr(record, 'name', '')!r}: {name} has "
+                                  f"{len(value)} entries, but its table columns are {composite[name]}")
+        row.append(float(value if k < 0 else value[k]))
+    return row
 
 
 @dataclass(frozen=True)
 class Ability:
     name: str
-    target: int
-    affects: int = 1
+    target: int  # T_NONE / T_POINT / T_UNIT / T_UNIT_OFFSET
+    affects: int = 1  # 1 enemies, 2 allies, 3 self
     cast_range: float = 0.0
-    radius: float = 0.0
-    damage: float = 0.0
+    radius: float = 0.0  # 0: only the target unit
+    damage: float = 0.0  # at level 1
     damage_per_level: float = 0.0
-    damage_type: int = 1
-    stun: float = 0.0
-    slow: float = 0.0
+    damage_type: int = 1  # 0 physical, 1 magical, 2 pure
+    stun: float = 0.0  # seconds
+    slow: float = 0.0  # fraction
     slow_time: float = 0.0
     silence: float = 0.0
-    dot: float = 0.0
+    dot: float = 0.0  # damage per second (magical)
     dot_time: float = 0.0
-    heal: float = 0.0
+    heal: float = 0.0  # at level 1
     heal_per_level: float = 0.0
     buff_armor: float = 0.0
     buff_damage: float = 0.0
-    buff_speed: float = 0.0
+    buff_speed: float = 0.0  # fraction
     buff_time: float = 0.0
-    projectile_speed: float = 0.0
-    mana: float = 100.0
+    projectile_speed: float = 0.0  # 0 instant
+    mana: float = 100.0  # at level 1
     mana_per_level: float = 10.0
-    cooldown: float = 10.0
-    cooldown_per_level: float = -1.0
+    cooldown: float = 10.0  # seconds at level 1
+    cooldown_per_level: float = -1.0  # negative: shorter
     ultimate: bool = False
     description: str = ""
-
-    def row(self) -> list[float]:
-        return [
-            self.target, self.affects, self.cast_range, self.radius, self.damage, self.damage_per_level,
-            self.damage_type, self.stun, self.slow, self.slow_time, self.silence, self.dot, self.dot_time,
-            self.heal, self.heal_per_level, self.buff_armor, self.buff_damage, self.buff_speed, self.buff_time,
-            self.projectile_speed, self.mana, self.mana_per_level, self.cooldown, self.cooldown_per_level,
-            float(self.ultimate),
-        ]
 
 
 @dataclass(frozen=True)
@@ -130,10 +123,10 @@ class Hero:
     gains: tuple[float, float, float]
     damage: float
     attack_range: float
-    attack_time: float
+    attack_time: float  # base attack time, seconds
     speed: float
     armor: float
-    projectile_speed: float
+    projectile_speed: float  # 0 melee
     abilities: tuple[Ability, Ability, Ability, Ability]
     skill_build: tuple[int, ...]  # ability slot learnt at levels 1, 2, 3, ...
     item_build: tuple[str, ...]
@@ -152,22 +145,15 @@ class Item:
     mana: float = 0.0
     hp_regen: float = 0.0
     mana_regen: float = 0.0
-    speed: float = 0.0
-    active: int = ACT_NONE
-    target: int = T_NONE
+    speed: float = 0.0  # flat move speed
+    active: int = ACT_NONE  # ACT_NONE: passive, else one of ACT_*
+    target: int = T_NONE  # target type of the active
     cast_range: float = 0.0
-    amount: float = 0.0
+    amount: float = 0.0  # heal / restore / damage of the active
     duration: float = 0.0
-    cooldown: float = 0.0
-    charges: int = 0
+    cooldown: float = 0.0  # seconds
+    charges: int = 0  # 0: not consumable
     description: str = ""
-
-    def row(self) -> list[float]:
-        return [
-            self.cost, self.strength, self.agility, self.intelligence, self.damage, self.armor, self.hp,
-            self.mana, self.hp_regen, self.mana_regen, self.speed, self.active, self.target, self.cast_range,
-            self.amount, self.duration, self.cooldown, self.charges,
-        ]
 
 
 # Skill builds: slot per level 1..25 (3 = ultimate at 6, 12, 18); a 4th ability level caps basics.
@@ -291,26 +277,43 @@ ITEMS: tuple[Item, ...] = (
 )
 ITEM_INDEX = {item.name: i for i, item in enumerate(ITEMS)}
 
-# Lane creeps, buildings and neutrals: hp, damage, range, attack time, speed, armor, projectile, gold, xp, vision
+
+@dataclass(frozen=True)
+class Creep:
+    """Stats of a lane creep, building, neutral or courier: one row of the creep table."""
+
+    hp: float
+    damage: float
+    attack_range: float
+    attack_time: float  # seconds between attacks
+    speed: float  # 0: does not move
+    armor: float
+    projectile_speed: float  # 0: melee (or does not attack)
+    gold: float  # bounty
+    xp: float
+    vision: float  # day vision
+
+
 CREEPS = {
-    "melee": (550, 21, 100, 1.0, 325, 2, 0, 40, 57, 1200),
-    "ranged": (300, 24, 500, 1.0, 325, 0, 900, 50, 69, 1200),
-    "siege": (850, 40, 690, 2.7, 325, 0, 1100, 70, 88, 1200),
-    "super_melee": (700, 36, 100, 1.0, 325, 3, 0, 20, 25, 1200),
-    "super_ranged": (475, 40, 500, 1.0, 325, 1, 900, 20, 25, 1200),
-    "tier1": (1800, 100, 700, 0.9, 0, 12, 750, 120, 0, 1900),
-    "tier2": (2000, 120, 700, 0.9, 0, 14, 750, 150, 0, 1900),
-    "tier3": (2200, 140, 700, 0.9, 0, 16, 750, 180, 0, 1900),
-    "tier4": (2300, 140, 700, 0.9, 0, 18, 750, 200, 0, 1900),
-    "barracks_melee": (2200, 0, 0, 1.0, 0, 12, 0, 150, 0, 900),
-    "barracks_ranged": (1300, 0, 0, 1.0, 0, 8, 0, 100, 0, 900),
-    "ancient": (4500, 0, 0, 1.0, 0, 15, 0, 0, 0, 1200),
-    "fountain": (1000, 250, 1200, 0.2, 0, 99, 1500, 0, 0, 1800),
-    "neutral": (450, 24, 100, 1.2, 300, 2, 0, 45, 60, 800),
-    "big_neutral": (5500, 75, 150, 1.1, 300, 20, 0, 250, 400, 800),
-    "courier": (120, 0, 0, 1.0, 380, 0, 0, 100, 0, 700),
+    "melee": Creep(550, 21, 100, 1.0, 325, 2, 0, 40, 57, 1200),
+    "ranged": Creep(300, 24, 500, 1.0, 325, 0, 900, 50, 69, 1200),
+    "siege": Creep(850, 40, 690, 2.7, 325, 0, 1100, 70, 88, 1200),
+    "super_melee": Creep(700, 36, 100, 1.0, 325, 3, 0, 20, 25, 1200),
+    "super_ranged": Creep(475, 40, 500, 1.0, 325, 1, 900, 20, 25, 1200),
+    "tier1": Creep(1800, 100, 700, 0.9, 0, 12, 750, 120, 0, 1900),
+    "tier2": Creep(2000, 120, 700, 0.9, 0, 14, 750, 150, 0, 1900),
+    "tier3": Creep(2200, 140, 700, 0.9, 0, 16, 750, 180, 0, 1900),
+    "tier4": Creep(2300, 140, 700, 0.9, 0, 18, 750, 200, 0, 1900),
+    "barracks_melee": Creep(2200, 0, 0, 1.0, 0, 12, 0, 150, 0, 900),
+    "barracks_ranged": Creep(1300, 0, 0, 1.0, 0, 8, 0, 100, 0, 900),
+    "ancient": Creep(4500, 0, 0, 1.0, 0, 15, 0, 0, 0, 1200),
+    "fountain": Creep(1000, 250, 1200, 0.2, 0, 99, 1500, 0, 0, 1800),
+    "neutral": Creep(450, 24, 100, 1.2, 300, 2, 0, 45, 60, 800),
+    "big_neutral": Creep(5500, 75, 150, 1.1, 300, 20, 0, 250, 400, 800),
+    "courier": Creep(120, 0, 0, 1.0, 380, 0, 0, 100, 0, 700),
 }
 CREEP_KINDS = tuple(CREEPS)
+CK = {name: i for i, name in enumerate(CREEP_KINDS)}  # row of each creep/building kind in creep_table
 
 
 @dataclass(frozen=True)
@@ -351,11 +354,130 @@ class Rules:
     siege_vs_building: float = 1.0
 
     def vector(self) -> np.ndarray:
-        return np.array([float(getattr(self, f)) for f in self.__dataclass_fields__], dtype=np.float64)
+        return np.array(table_row(self), dtype=np.float64)
 
 
-RULE_FIELDS = tuple(Rules.__dataclass_fields__)
-R = {name: i for i, name in enumerate(RULE_FIELDS)}  # column of each rule in Patch.rules
+# ---------------------------------------------------------------- table columns (all derived)
+# A hero's tuple fields, spread over named columns; the ``abilities`` columns hold ids into the ability table.
+HERO_COMPOSITES = {
+    "attributes": ("strength", "agility", "intelligence"),
+    "gains": ("strength_gain", "agility_gain", "intelligence_gain"),
+    "abilities": ("ability0", "ability1", "ability2", "ability3"),
+}
+HERO_COLUMNS = table_columns(Hero, HERO_COMPOSITES)
+ABILITY_COLUMNS = table_columns(Ability)
+ITEM_COLUMNS = table_columns(Item)
+CREEP_COLUMNS = table_columns(Creep)
+RULE_COLUMNS = table_columns(Rules)
+
+H_PRIMARY = HERO_COLUMNS.index("primary")  # 0 STR, 1 AGI, 2 INT
+H_STR = HERO_COLUMNS.index("strength")
+H_AGI = HERO_COLUMNS.index("agility")
+H_INT = HERO_COLUMNS.index("intelligence")
+H_STR_GAIN = HERO_COLUMNS.index("strength_gain")
+H_AGI_GAIN = HERO_COLUMNS.index("agility_gain")
+H_INT_GAIN = HERO_COLUMNS.index("intelligence_gain")
+H_DAMAGE = HERO_COLUMNS.index("damage")
+H_RANGE = HERO_COLUMNS.index("attack_range")
+H_ATTACK_TIME = HERO_COLUMNS.index("attack_time")
+H_SPEED = HERO_COLUMNS.index("speed")
+H_ARMOR = HERO_COLUMNS.index("armor")
+H_PROJ_SPEED = HERO_COLUMNS.index("projectile_speed")
+H_ABILITY0 = HERO_COLUMNS.index("ability0")  # the 4 ability ids are H_ABILITY0 + slot
+
+AB_TARGET = ABILITY_COLUMNS.index("target")
+AB_AFFECTS = ABILITY_COLUMNS.index("affects")
+AB_RANGE = ABILITY_COLUMNS.index("cast_range")
+AB_RADIUS = ABILITY_COLUMNS.index("radius")
+AB_DAMAGE = ABILITY_COLUMNS.index("damage")
+AB_DAMAGE_LVL = ABILITY_COLUMNS.index("damage_per_level")
+AB_DAMAGE_TYPE = ABILITY_COLUMNS.index("damage_type")
+AB_STUN = ABILITY_COLUMNS.index("stun")
+AB_SLOW = ABILITY_COLUMNS.index("slow")
+AB_SLOW_TIME = ABILITY_COLUMNS.index("slow_time")
+AB_SILENCE = ABILITY_COLUMNS.index("silence")
+AB_DOT = ABILITY_COLUMNS.index("dot")
+AB_DOT_TIME = ABILITY_COLUMNS.index("dot_time")
+AB_HEAL = ABILITY_COLUMNS.index("heal")
+AB_HEAL_LVL = ABILITY_COLUMNS.index("heal_per_level")
+AB_BUFF_ARMOR = ABILITY_COLUMNS.index("buff_armor")
+AB_BUFF_DAMAGE = ABILITY_COLUMNS.index("buff_damage")
+AB_BUFF_SPEED = ABILITY_COLUMNS.index("buff_speed")
+AB_BUFF_TIME = ABILITY_COLUMNS.index("buff_time")
+AB_PROJ_SPEED = ABILITY_COLUMNS.index("projectile_speed")
+AB_MANA = ABILITY_COLUMNS.index("mana")
+AB_MANA_LVL = ABILITY_COLUMNS.index("mana_per_level")
+AB_COOLDOWN = ABILITY_COLUMNS.index("cooldown")
+AB_COOLDOWN_LVL = ABILITY_COLUMNS.index("cooldown_per_level")
+AB_ULTIMATE = ABILITY_COLUMNS.index("ultimate")
+
+I_COST = ITEM_COLUMNS.index("cost")
+I_STR = ITEM_COLUMNS.index("strength")
+I_AGI = ITEM_COLUMNS.index("agility")
+I_INT = ITEM_COLUMNS.index("intelligence")
+I_DAMAGE = ITEM_COLUMNS.index("damage")
+I_ARMOR = ITEM_COLUMNS.index("armor")
+I_HP = ITEM_COLUMNS.index("hp")
+I_MANA = ITEM_COLUMNS.index("mana")
+I_HP_REGEN = ITEM_COLUMNS.index("hp_regen")
+I_MANA_REGEN = ITEM_COLUMNS.index("mana_regen")
+I_SPEED = ITEM_COLUMNS.index("speed")
+I_ACTIVE = ITEM_COLUMNS.index("active")
+I_TARGET = ITEM_COLUMNS.index("target")
+I_RANGE = ITEM_COLUMNS.index("cast_range")
+I_AMOUNT = ITEM_COLUMNS.index("amount")
+I_DURATION = ITEM_COLUMNS.index("duration")
+I_COOLDOWN = ITEM_COLUMNS.index("cooldown")
+I_CHARGES = ITEM_COLUMNS.index("charges")
+
+C_HP = CREEP_COLUMNS.index("hp")
+C_DAMAGE = CREEP_COLUMNS.index("damage")
+C_RANGE = CREEP_COLUMNS.index("attack_range")
+C_ATTACK_TIME = CREEP_COLUMNS.index("attack_time")
+C_SPEED = CREEP_COLUMNS.index("speed")
+C_ARMOR = CREEP_COLUMNS.index("armor")
+C_PROJ = CREEP_COLUMNS.index("projectile_speed")
+C_GOLD = CREEP_COLUMNS.index("gold")
+C_XP = CREEP_COLUMNS.index("xp")
+C_VISION = CREEP_COLUMNS.index("vision")
+
+# rows of the creep table the kernels spawn by kind (buildings take theirs from geometry's building specs)
+CR_MELEE, CR_RANGED, CR_SIEGE = CK["melee"], CK["ranged"], CK["siege"]
+CR_SUPER_MELEE, CR_SUPER_RANGED = CK["super_melee"], CK["super_ranged"]
+CR_NEUTRAL, CR_BIG_NEUTRAL, CR_COURIER = CK["neutral"], CK["big_neutral"], CK["courier"]
+
+R_WAVE = RULE_COLUMNS.index("wave_interval")
+R_MELEE = RULE_COLUMNS.index("melee_per_wave")
+R_RANGED = RULE_COLUMNS.index("ranged_per_wave")
+R_SIEGE_EVERY = RULE_COLUMNS.index("siege_every")
+R_UPGRADE_INTERVAL = RULE_COLUMNS.index("creep_upgrade_interval")
+R_UPGRADE = RULE_COLUMNS.index("creep_upgrade")
+R_CAMP_RESPAWN = RULE_COLUMNS.index("camp_respawn")
+R_BIG_RESPAWN = RULE_COLUMNS.index("big_neutral_respawn")
+R_AEGIS = RULE_COLUMNS.index("aegis_duration")
+R_RUNE_INTERVAL = RULE_COLUMNS.index("rune_interval")
+R_DAY_NIGHT = RULE_COLUMNS.index("day_night_cycle")
+R_START_GOLD = RULE_COLUMNS.index("start_gold")
+R_PASSIVE_GOLD = RULE_COLUMNS.index("passive_gold")
+R_KILL_GOLD = RULE_COLUMNS.index("kill_gold")
+R_KILL_GOLD_LVL = RULE_COLUMNS.index("kill_gold_per_level")
+R_ASSIST_GOLD = RULE_COLUMNS.index("assist_gold")
+R_KILL_XP = RULE_COLUMNS.index("kill_xp")
+R_KILL_XP_LVL = RULE_COLUMNS.index("kill_xp_per_level")
+R_XP_RADIUS = RULE_COLUMNS.index("xp_radius")
+R_RESPAWN_BASE = RULE_COLUMNS.index("respawn_base")
+R_RESPAWN_LVL = RULE_COLUMNS.index("respawn_per_level")
+R_BUYBACK_BASE = RULE_COLUMNS.index("buyback_base")
+R_BUYBACK_LVL = RULE_COLUMNS.index("buyback_per_level")
+R_BUYBACK_CD = RULE_COLUMNS.index("buyback_cooldown")
+R_GLYPH_CD = RULE_COLUMNS.index("glyph_cooldown")
+R_GLYPH_TIME = RULE_COLUMNS.index("glyph_duration")
+R_FOUNTAIN_REGEN = RULE_COLUMNS.index("fountain_regen")
+R_TP_TIME = RULE_COLUMNS.index("teleport_time")
+R_BOUNTY_GOLD = RULE_COLUMNS.index("bounty_rune_gold")
+R_COURIER_RESPAWN = RULE_COLUMNS.index("courier_respawn")
+R_CREEP_VS_BUILDING = RULE_COLUMNS.index("creep_vs_building")
+R_SIEGE_VS_BUILDING = RULE_COLUMNS.index("siege_vs_building")
 
 
 @dataclass
@@ -368,15 +490,16 @@ class Patch:
     rules: Rules = field(default_factory=Rules)
 
     def __post_init__(self) -> None:
-        abilities = [a for h in self.heroes for a in h.abilities]
-        self.ability_table = np.array([a.row() for a in abilities], dtype=np.float64)
-        hero_rows = []
-        for i, h in enumerate(self.heroes):
-            hero_rows.append([*h.attributes, *h.gains, h.primary, h.damage, h.attack_range, h.attack_time,
-                              h.speed, h.armor, h.projectile_speed, 4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3])
+        self.abilities = tuple(a for h in self.heroes for a in h.abilities)  # row i of ability_table
+        self.ability_table = np.array([table_row(a) for a in self.abilities], dtype=np.float64)
+        hero_rows, first_ability = [], 0
+        for h in self.heroes:
+            ids = tuple(range(first_ability, first_ability + len(h.abilities)))
+            hero_rows.append(table_row(h, HERO_COMPOSITES, abilities=ids))
+            first_ability += len(h.abilities)
         self.hero_table = np.array(hero_rows, dtype=np.float64)
-        self.item_table = np.array([it.row() for it in self.items], dtype=np.float64)
-        self.creep_table = np.array([CREEPS[k] for k in CREEP_KINDS], dtype=np.float64)
+        self.item_table = np.array([table_row(it) for it in self.items], dtype=np.float64)
+        self.creep_table = np.array([table_row(CREEPS[k]) for k in CREEP_KINDS], dtype=np.float64)
         self.rule_vector = self.rules.vector()
         self.skill_builds = np.array([h.skill_build for h in self.heroes], dtype=np.int64)
         index = {it.name: i for i, it in enumerate(self.items)}
@@ -384,10 +507,50 @@ class Patch:
         self.item_builds = np.full((len(self.heroes), width), -1, dtype=np.int64)
         for i, h in enumerate(self.heroes):
             self.item_builds[i, : len(h.item_build)] = [index[n] for n in h.item_build]
+        check_columns(self)
 
     @property
     def n_heroes(self) -> int:
         return len(self.heroes)
 
 
-CK = {name: i for i, name in enumerate(CREEP_KINDS)}  # row of each creep/building kind in creep_table
+def check_table(table_name: str, table: np.ndarray, records, composite=None, cell_of=None, labels=None) -> None:
+    """Raise ``PatchTableError`` unless ``table``'s row r, column named c holds ``records[r]``'s attribute c.
+
+    ``cell_of(value)`` turns an attribute into what the table stores (default ``float``); ``table`` may be
+    one row (the rules vector). The error names the table, the row (``labels[r]`` or the record's name) and
+    the column.
+    """
+    rows = np.atleast_2d(table)
+    cell_of = cell_of or float
+    for r, record in enumerate(records):
+        sources = column_sources(type(record), composite)
+        if rows.shape != (len(records), len(sources)):
+            raise PatchTableError(
+                f"the {table_name} table has shape {rows.shape}, but {len(records)} {type(record).__name__} "
+                f"records with {len(sources)} table columns each need {(len(records), len(sources))}; "
+                "build tables with table_row/Patch, not by hand")
+        label = labels[r] if labels is not None else getattr(record, "name", None)
+        where = f"{table_name} table, row {r}" + (f" ({label})" if label else "")
+        for col, (column, name, k) in enumerate(sources):
+            expected = cell_of(getattr(record, name) if k < 0 else getattr(record, name)[k])
+            if rows[r, col] != expected:
+                attribute = f"{type(record).__name__}.{name}" + ("" if k < 0 else f"[{k}]")
+                raise PatchTableError(
+                    f"{where}, column {col} {column!r} holds {float(rows[r, col])!r}, but {attribute} is "
+                    f"{expected!r}: the table's columns no longer match the dataclass fields; build tables with "
+                    "table_row/Patch, not by hand")
+
+
+def check_columns(patch: Patch) -> None:
+    """Check every named column of every table of ``patch`` against the dataclass attribute it names."""
+    ability_row = {id(a): i for i, a in enumerate(patch.abilities)}
+
+    def hero_cell(value):  # the ability columns hold the ability's row in ability_table
+        return float(ability_row[id(value)]) if isinstance(value, Ability) else float(value)
+
+    check_table("hero", patch.hero_table, patch.heroes, HERO_COMPOSITES, hero_cell)
+    check_table("ability", patch.ability_table, patch.abilities)
+    check_table("item", patch.item_table, patch.items)
+    check_table("creep", patch.creep_table, [CREEPS[k] for k in CREEP_KINDS], labels=CREEP_KINDS)
+    check_table("rules", patch.rule_vector, [patch.rules])

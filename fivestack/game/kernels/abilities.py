@@ -1,0 +1,181 @@
+"""What abilities and item actives do once cast: an ability's value at a level, who it affects, its
+effects on one unit or an area (``resolve_ability``), teleports, charges and the item actives (``use_item``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from fivestack.game.jit import kernel
+from fivestack.game.kernels.combat import deal_damage, spawn_projectile
+from fivestack.game.kernels.helpers import dist2, team_of_hero, walkable
+from fivestack.game.kernels.spatial import can_be_attacked
+from fivestack.game.kernels.stats import refresh_hero
+from fivestack.game.layout import (
+    ALIVE, BUFF, BUFF_ARMOR, BUFF_DAMAGE, BUFF_SPEED, DOT, DOT_DPS, DOT_SOURCE, FRAMES_PER_SECOND, HP, HP_MAX,
+    IT_CHARGES, IT_COOLDOWN, IT_ID, KIND, K_ANCIENT, K_BARRACKS, K_FOUNTAIN, K_TOWER, MANA_BUFF, MAX_UNITS,
+    N_HEROES, N_INVENTORY, ORDER, O_TELEPORT, REGEN, REGEN_BUFF, SILENCE, SLOW, SLOW_FRAC, STUN, TEAM, TP_CHANNEL,
+    TP_X, TP_Y, T_NONE, T_UNIT, X, Y,
+)
+from fivestack.game.patch import (
+    AB_AFFECTS, AB_BUFF_ARMOR, AB_BUFF_DAMAGE, AB_BUFF_SPEED, AB_BUFF_TIME, AB_DAMAGE, AB_DAMAGE_TYPE, AB_DOT,
+    AB_DOT_TIME, AB_HEAL, AB_PROJ_SPEED, AB_RADIUS, AB_SILENCE, AB_SLOW, AB_SLOW_TIME, AB_STUN, AB_TARGET,
+    ACT_AREA_HEAL, ACT_BLINK, ACT_HEAL_OVER_TIME, ACT_MANA_OVER_TIME, ACT_STUN, ACT_TELEPORT, I_ACTIVE, I_AMOUNT,
+    I_CHARGES, I_COOLDOWN, I_DURATION, I_RANGE, R_TP_TIME,
+)
+
+
+@kernel
+def ability_value(abil_t, a, base_col, level):
+    return abil_t[a, base_col] + abil_t[a, base_col + 1] * (level - 1)
+
+
+@kernel
+def affects(ui, g, caster, t, mode):
+    """mode 1: enemies (not buildings), 2: allies, 3: the caster only."""
+    if ui[g, t, ALIVE] == 0:
+        return False
+    if mode == 3:
+        return t == caster
+    kind = ui[g, t, KIND]
+    if kind == K_TOWER or kind == K_BARRACKS or kind == K_ANCIENT or kind == K_FOUNTAIN:
+        return False
+    same = ui[g, t, TEAM] == ui[g, caster, TEAM]
+    return same if mode == 2 else not same
+
+
+@kernel
+def apply_effects(S, D, g, caster, t, a, level):
+    """Every effect of ability ``a`` at ``level`` on one unit ``t``."""
+    uf, ui = S.uf, S.ui
+    abil_t = D.ability_table
+    dmg = ability_value(abil_t, a, AB_DAMAGE, level)
+    if dmg > 0.0:
+        deal_damage(S, g, caster, t, dmg, int(abil_t[a, AB_DAMAGE_TYPE]))
+    heal = ability_value(abil_t, a, AB_HEAL, level)
+    if heal > 0.0:
+        uf[g, t, HP] = min(uf[g, t, HP_MAX], uf[g, t, HP] + heal)
+    if not can_be_attacked(ui, g, t) and ui[g, t, TEAM] != ui[g, caster, TEAM]:
+        return
+    stun = abil_t[a, AB_STUN] * FRAMES_PER_SECOND
+    if stun > 0:
+        ui[g, t, STUN] = max(ui[g, t, STUN], int(stun))
+        if t < N_HEROES:
+            S.hf[g, t, TP_CHANNEL] = 0.0  # a stun interrupts a town portal
+    if abil_t[a, AB_SLOW] > 0.0:
+        ui[g, t, SLOW] = max(ui[g, t, SLOW], int(abil_t[a, AB_SLOW_TIME] * FRAMES_PER_SECOND))
+        uf[g, t, SLOW_FRAC] = abil_t[a, AB_SLOW]
+    if abil_t[a, AB_SILENCE] > 0.0:
+        ui[g, t, SILENCE] = max(ui[g, t, SILENCE], int(abil_t[a, AB_SILENCE] * FRAMES_PER_SECOND))
+    if abil_t[a, AB_DOT] > 0.0:
+        ui[g, t, DOT] = int(abil_t[a, AB_DOT_TIME] * FRAMES_PER_SECOND)
+        uf[g, t, DOT_DPS] = abil_t[a, AB_DOT] * (1.0 + 0.5 * (level - 1))
+        ui[g, t, DOT_SOURCE] = caster
+    if abil_t[a, AB_BUFF_TIME] > 0.0:
+        ui[g, t, BUFF] = int(abil_t[a, AB_BUFF_TIME] * FRAMES_PER_SECOND)
+        uf[g, t, BUFF_ARMOR] = abil_t[a, AB_BUFF_ARMOR]
+        uf[g, t, BUFF_DAMAGE] = abil_t[a, AB_BUFF_DAMAGE]
+        uf[g, t, BUFF_SPEED] = abil_t[a, AB_BUFF_SPEED]
+
+
+@kernel
+def apply_area(S, D, g, caster, a, level, cx, cy, radius):
+    uf, ui = S.uf, S.ui
+    mode = int(D.ability_table[a, AB_AFFECTS])
+    r2 = radius * radius
+    for t in range(MAX_UNITS):
+        if affects(ui, g, caster, t, mode):
+            dx = uf[g, t, X] - cx
+            dy = uf[g, t, Y] - cy
+            if dx * dx + dy * dy <= r2:
+                apply_effects(S, D, g, caster, t, a, level)
+
+
+@kernel
+def resolve_ability(S, D, g, caster, a, level, tu, px, py):
+    """Land ability ``a``: on a unit, in an area around a unit/point, or through a projectile."""
+    uf, ui = S.uf, S.ui
+    abil_t = D.ability_table
+    target_type = int(abil_t[a, AB_TARGET])
+    radius = abil_t[a, AB_RADIUS]
+    if target_type == T_NONE:
+        if radius > 0.0:
+            apply_area(S, D, g, caster, a, level, uf[g, caster, X], uf[g, caster, Y], radius)
+        else:
+            apply_effects(S, D, g, caster, caster, a, level)
+    elif target_type == T_UNIT and abil_t[a, AB_PROJ_SPEED] > 0.0:
+        spawn_projectile(S, g, caster, tu, abil_t[a, AB_PROJ_SPEED], 0.0, a, level)
+    elif target_type == T_UNIT and radius <= 0.0:
+        apply_effects(S, D, g, caster, tu, a, level)
+    else:
+        apply_area(S, D, g, caster, a, level, px, py, radius)
+
+
+@kernel
+def has_tp(items, g, h, tp_item):
+    for s in range(N_INVENTORY):
+        if items[g, h, s, IT_ID] == tp_item and items[g, h, s, IT_COOLDOWN] <= 0:
+            return s
+    return -1
+
+
+@kernel
+def consume_charge(S, D, g, h, s):
+    items = S.items
+    item_t = D.item_table
+    it = items[g, h, s, IT_ID]
+    items[g, h, s, IT_COOLDOWN] = int(item_t[it, I_COOLDOWN] * FRAMES_PER_SECOND)
+    if item_t[it, I_CHARGES] > 0:
+        items[g, h, s, IT_CHARGES] -= 1
+        if items[g, h, s, IT_CHARGES] <= 0:
+            items[g, h, s, IT_ID] = -1
+            items[g, h, s, IT_CHARGES] = 0
+            items[g, h, s, IT_COOLDOWN] = 0
+            refresh_hero(S, D, g, h)
+
+
+@kernel
+def start_teleport(S, D, g, h, building):
+    uf, ui, hf = S.uf, S.ui, S.hf
+    fountain = D.fountain
+    team = team_of_hero(h)
+    bx, by = uf[g, building, X], uf[g, building, Y]
+    # land on the side of the building that faces the own fountain
+    dx, dy = fountain[team, 0] - bx, fountain[team, 1] - by
+    d = math.sqrt(dx * dx + dy * dy) + 1e-6
+    hf[g, h, TP_X] = bx + dx / d * 250.0
+    hf[g, h, TP_Y] = by + dy / d * 250.0
+    hf[g, h, TP_CHANNEL] = D.rules[R_TP_TIME]
+    ui[g, h, ORDER] = O_TELEPORT
+
+
+@kernel
+def use_item(S, D, g, h, s, tu, px, py):
+    """The active of the item in inventory slot ``s``; the caller has checked range and cooldown."""
+    uf, ui = S.uf, S.ui
+    items = S.items
+    item_t = D.item_table
+    it = items[g, h, s, IT_ID]
+    kind = int(item_t[it, I_ACTIVE])
+    amount = item_t[it, I_AMOUNT]
+    if kind == ACT_HEAL_OVER_TIME:
+        ui[g, h, REGEN] = int(item_t[it, I_DURATION] * FRAMES_PER_SECOND)
+        uf[g, h, REGEN_BUFF] = amount / item_t[it, I_DURATION]
+    elif kind == ACT_MANA_OVER_TIME:
+        ui[g, h, REGEN] = int(item_t[it, I_DURATION] * FRAMES_PER_SECOND)
+        uf[g, h, MANA_BUFF] = amount / item_t[it, I_DURATION]
+    elif kind == ACT_TELEPORT:
+        start_teleport(S, D, g, h, tu)
+    elif kind == ACT_BLINK:
+        if walkable(D.walk, px, py):
+            uf[g, h, X] = px
+            uf[g, h, Y] = py
+    elif kind == ACT_STUN:
+        ui[g, tu, STUN] = max(ui[g, tu, STUN], int(amount * FRAMES_PER_SECOND))
+        deal_damage(S, g, h, tu, 0.0, 0)
+    elif kind == ACT_AREA_HEAL:
+        r2 = item_t[it, I_RANGE] ** 2
+        for t in range(N_HEROES):
+            if ui[g, t, ALIVE] != 0 and ui[g, t, TEAM] == ui[g, h, TEAM] and dist2(uf, g, h, t) <= r2:
+                uf[g, t, HP] = min(uf[g, t, HP_MAX], uf[g, t, HP] + amount)
+    consume_charge(S, D, g, h, s)
