@@ -1,55 +1,39 @@
-"""Observation encoding and action masks, compiled: one pass per team plus small per-hero parts.
+"""Observation encoding and action masks, compiled: the observation buffers and the order they are written in.
 
-``encode(S, D, O, which)`` rewrites the observation arrays ``O`` (see ``allocate``) for the games in
-``which``. Column meanings are in ``fivestack.env.spaces``.
+``encode(S, D, O, which)`` rewrites the observation arrays for the games in ``which``; ``O`` is the
+``ObsBuffers`` of ``buffers`` (the arrays of ``allocate`` plus the env's slot tables and scratch memory).
+Column meanings are in ``fivestack.env.spaces``. One kernel writes each group; the modules beside this one
+hold them, by concern:
+
+    obs_slots   ``select_slots``: which unit sits in each row of a team's view (read by every later group)
+    obs_team    the team groups, shared by a team's heroes: global, units, heroes, modifiers, items (+ ids),
+                abilities (+ ids), allied heroes, pickups, minimap
+    obs_masks   ``team_target_validity`` (once per team) and each hero's primary, offset and target masks
+    obs_hero    the per-hero groups: unit_rel, nearby_map
+
+Per game, for each team: ``encode_team`` (slots first, then its groups), then ``team_target_validity``; then,
+for each hero, ``encode_hero``. Slots come before everything that reads them, and the target validity
+before the hero masks that copy it; no other group reads another's output.
 """
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 
-from fivestack.game.jit import kernel
-
+from fivestack.env.obs_hero import encode_nearby_map, encode_unit_rel
+from fivestack.env.obs_masks import encode_action_masks, team_target_validity
+from fivestack.env.obs_slots import select_slots
+from fivestack.env.obs_team import (
+    encode_abilities, encode_allied_heroes, encode_global, encode_heroes, encode_items, encode_minimap,
+    encode_modifiers, encode_pickups, encode_units,
+)
 from fivestack.env.spaces import (
-    ACTION_NVEC, AF_COOLDOWN, AF_LEVEL, AF_MANA, AF_RANGE, AF_READY, AF_TARGET, AF_ULTIMATE, AX_ALIVE,
-    AX_BUYBACK_COOLDOWN, AX_BUYBACK_COST, AX_COURIER_COMING, AX_DAMAGE_DEALT, AX_GOLD, AX_LANE, AX_LANE_DISTANCE,
-    AX_NEXT_ITEM_AFFORDABLE, AX_NEXT_ITEM_COST, AX_STASH, AX_TP_READY, AX_X, AX_Y, GL_AEGIS_ON_GROUND,
-    GL_BIG_NEUTRAL_ALIVE, GL_DAY_COS, GL_DAY_SIN, GL_GLYPH_COOLDOWN, GL_GLYPH_READY, GL_NEXT_RUNE, GL_NEXT_WAVE,
-    GL_NIGHT, GL_ONE_VS_ONE, GL_OUR_ANCIENT_HP, GL_OUR_BARRACKS_LOST, GL_OUR_KILLS, GL_OUR_TOWERS_LOST,
-    GL_RUNE0, GL_THEIR_ANCIENT_HP, GL_THEIR_BARRACKS_LOST, GL_THEIR_KILLS, GL_THEIR_TOWERS_LOST, GL_TIME,
-    GL_TIME_LEFT, HERO_GROUPS, HERO_MASK_GROUPS, HX_AEGIS, HX_AGI, HX_ALIVE, HX_ASSISTS, HX_BUYBACK_COST,
-    HX_BUYBACK_READY, HX_DEATHS, HX_DENIES, HX_DOUBLE_DAMAGE, HX_ENEMY, HX_GOLD, HX_HASTE, HX_HP_FRAC, HX_INT,
-    HX_KILLS, HX_LAST_HITS, HX_LEVEL, HX_MANA_FRAC, HX_NET_WORTH, HX_RESPAWN, HX_SEEN, HX_STR, HX_TELEPORTING,
-    HX_TYPE, HX_XP_FRAC, IF_ACTIVE, IF_ARMOR, IF_ATTRIBUTES, IF_CHARGES, IF_COOLDOWN, IF_COST, IF_DAMAGE,
-    IF_INVENTORY, IF_PRESENT, IF_READY, IF_TARGET, MINIMAP, N_FIXED_SLOTS, NEARBY, NEARBY_CELL, PK_KIND, PK_PRESENT,
-    PK_X, PK_Y, REL_ATTACKS_ME, REL_DISTANCE, REL_DX, REL_DY, TEAM_GROUPS, TEAM_INT_GROUPS, U_ALLY, U_ARMOR,
-    U_ATTACK_PERIOD, U_ATTACKING, U_DAMAGE, U_ENEMY,
-    U_FACING_COS, U_FACING_SIN, U_HP, U_HP_DELTA, U_HP_FRAC, U_HP_MAX, U_INVULNERABLE, U_KIND, U_LANE, U_LEVEL,
-    U_MAGIC_RES, U_MANA_FRAC, U_NEUTRAL, U_RANGE, U_SEEN, U_SILENCED, U_SLOWED, U_SPEED, U_STUNNED,
-    U_TARGET_IS_HERO, U_VISION, U_X, U_Y,
+    ACTION_NVEC, HERO_GROUPS, HERO_MASK_GROUPS, MINIMAP, TEAM_GROUPS, TEAM_INT_GROUPS,
 )
-from fivestack.game import kernels as K
-from fivestack.game.lanes import lane_distance
-from fivestack.game.layout import (
-    ABILITY_CD, ABILITY_LEVEL, ACTIVE, AEGIS, AGI, ALIVE, ARMOR, ASSIGNED_LANE, ASSISTS, ATTACK_PERIOD, ATTACK_RANGE,
-    BUFF, BUILD_POS, BUYBACK_CD, CELL, DAMAGE, DAMAGE_DEALT, DEATHS, DENIES, DOT, DOUBLE_DAMAGE, FACING,
-    FRAMES_PER_SECOND, FRAMES_PER_STEP, G_AEGIS_ON_GROUND, G_BARRACKS_LOST0, G_BIG_RESPAWN, G_COURIER_TARGET0,
-    G_FRAME, G_GLYPH_CD0, G_KILLS0, G_MAX_FRAMES, G_MODE, G_RUNE0, G_TOWERS_LOST0, GOLD, GRID, HASTE, HERO_TYPE,
-    HEROES_PER_TEAM, HP, HP_HISTORY_LEN, HP_MAX, INT, INVULN, IT_CHARGES, IT_COOLDOWN, IT_ID, K_ANCIENT,
-    K_BARRACKS, K_BIG_NEUTRAL, K_COURIER, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN, K_HERO,
-    K_NEUTRAL, K_TOWER, KILLS, KIND, LANE, LAST_HITS, LEVEL, MAGIC_RES, MANA, MANA_MAX, MAP_SIZE, MAX_UNITS,
-    MODE_1V1_MID, MOVE_SPEED, N_HEROES, N_INVENTORY, N_ITEM_SLOTS, N_PRIMARY, N_UNIT_SLOTS, NET_WORTH,
-    NEUTRAL_TEAM, PROTECTED, REGEN, RESPAWN, SILENCE, SLOT_CREEPS, SLOW, STR, STUN, SUBTYPE, TARGET, TEAM,
-    TP_CHANNEL, VISION_DAY, VISION_NIGHT, X, XP, Y,
-)
-
-HALF_MAP = MAP_SIZE / 2.0
-MINIMAP_CELL = MAP_SIZE / MINIMAP
-N_CREEP_SLOTS = N_UNIT_SLOTS - N_FIXED_SLOTS
-
+from fivestack.game.jit import kernel
+from fivestack.game.layout import GRID, MAX_UNITS, N_HEROES, N_PRIMARY
 
 def allocate(n_games: int) -> dict[str, np.ndarray]:
     """Observation arrays for ``n_games``, reused step after step."""
@@ -68,7 +52,8 @@ def allocate(n_games: int) -> dict[str, np.ndarray]:
 def minimap_walkability(walk: np.ndarray) -> np.ndarray:
     """Fraction of walkable cells in each minimap cell (static, so computed once)."""
     per = GRID // MINIMAP
-    return walk[: per * MINIMAP, : per * MINIMAP].reshape(MINIMAP, per, MINIMAP, per).mean(axis=(1, 3)).astype(np.float32)
+    cells = walk[: per * MINIMAP, : per * MINIMAP].reshape(MINIMAP, per, MINIMAP, per)
+    return cells.mean(axis=(1, 3)).astype(np.float32)
 
 
 class ObsBuffers(NamedTuple):
@@ -112,428 +97,27 @@ def buffers(obs: dict[str, np.ndarray], unit_of_slot: np.ndarray, slot_of_unit: 
 assert ACTION_NVEC[0] == N_PRIMARY
 
 
-# ====================================================================== slot selection
-@kernel
-def select_slots(S, g, team, unit_of_slot, slot_of_unit, scratch_units, scratch_dist):
-    """Fixed slots for units 0-68; visible lane creeps fill the rest, nearest to allied heroes first."""
-    uf, ui, vis = S.uf, S.ui, S.vis
-    unit_of_slot[g, team, :] = -1
-    slot_of_unit[g, team, :] = -1
-    for u in range(N_FIXED_SLOTS):
-        if ui[g, u, ALIVE] != 0 and vis[g, team, u] != 0:
-            unit_of_slot[g, team, u] = u
-            slot_of_unit[g, team, u] = u
-    n = 0
-    for u in range(SLOT_CREEPS, MAX_UNITS):
-        if ui[g, u, ALIVE] != 0 and vis[g, team, u] != 0:
-            n += 1
-    if n <= N_CREEP_SLOTS:
-        s = N_FIXED_SLOTS
-        for u in range(SLOT_CREEPS, MAX_UNITS):
-            if ui[g, u, ALIVE] != 0 and vis[g, team, u] != 0:
-                unit_of_slot[g, team, s] = u
-                slot_of_unit[g, team, u] = s
-                s += 1
-        return
-    # more creeps than slots: keep the N_CREEP_SLOTS nearest to a living allied hero (insertion sort in the
-    # caller's scratch arrays, as kernels may not allocate)
-    cand, dist = scratch_units, scratch_dist
-    k = 0
-    for u in range(SLOT_CREEPS, MAX_UNITS):
-        if ui[g, u, ALIVE] != 0 and vis[g, team, u] != 0:
-            best = 1e30
-            for j in range(HEROES_PER_TEAM):
-                h = team * HEROES_PER_TEAM + j
-                if ui[g, h, ALIVE] != 0:
-                    d = K.dist2(uf, g, u, h)
-                    if d < best:
-                        best = d
-            i = k
-            while i > 0 and dist[i - 1] > best:
-                dist[i] = dist[i - 1]
-                cand[i] = cand[i - 1]
-                i -= 1
-            dist[i] = best
-            cand[i] = u
-            k += 1
-    # the chosen creeps keep unit-index order, so a slot changes only when the set changes
-    chosen = cand[:N_CREEP_SLOTS]
-    for i in range(1, N_CREEP_SLOTS):
-        v = chosen[i]
-        j = i
-        while j > 0 and chosen[j - 1] > v:
-            chosen[j] = chosen[j - 1]
-            j -= 1
-        chosen[j] = v
-    for i in range(N_CREEP_SLOTS):
-        unit_of_slot[g, team, N_FIXED_SLOTS + i] = chosen[i]
-        slot_of_unit[g, team, chosen[i]] = N_FIXED_SLOTS + i
-
-
-# ====================================================================== team groups
-@kernel
-def encode_unit(S, D, g, team, u, row):
-    uf, ui, hp_hist, gi = S.uf, S.ui, S.hp_hist, S.gi
-    night = K.is_night(gi, D.rules, g)
-    row[U_SEEN] = 1.0
-    kind = ui[g, u, KIND]
-    row[U_KIND + kind] = 1.0
-    t = ui[g, u, TEAM]
-    if t == team:
-        row[U_ALLY] = 1.0
-    elif t == NEUTRAL_TEAM:
-        row[U_NEUTRAL] = 1.0
-    else:
-        row[U_ENEMY] = 1.0
-    row[U_X] = uf[g, u, X] / HALF_MAP - 1.0
-    row[U_Y] = uf[g, u, Y] / HALF_MAP - 1.0
-    row[U_FACING_COS] = math.cos(uf[g, u, FACING])
-    row[U_FACING_SIN] = math.sin(uf[g, u, FACING])
-    frac = uf[g, u, HP] / uf[g, u, HP_MAX]
-    row[U_HP_FRAC] = frac
-    row[U_HP] = uf[g, u, HP] / 1000.0
-    row[U_HP_MAX] = uf[g, u, HP_MAX] / 1000.0
-    row[U_MANA_FRAC] = uf[g, u, MANA] / uf[g, u, MANA_MAX] if uf[g, u, MANA_MAX] > 0 else 0.0
-    now = (gi[g, G_FRAME] // FRAMES_PER_STEP) % HP_HISTORY_LEN
-    lags = (1, 2, 4, 8, 15)
-    for i in range(5):
-        row[U_HP_DELTA + i] = frac - hp_hist[g, u, (now - lags[i]) % HP_HISTORY_LEN]
-    row[U_DAMAGE] = uf[g, u, DAMAGE] / 100.0
-    row[U_RANGE] = uf[g, u, ATTACK_RANGE] / 1000.0
-    row[U_ATTACK_PERIOD] = uf[g, u, ATTACK_PERIOD]
-    row[U_SPEED] = uf[g, u, MOVE_SPEED] / 500.0
-    row[U_VISION] = (uf[g, u, VISION_NIGHT] if night else uf[g, u, VISION_DAY]) / 2000.0
-    row[U_ARMOR] = uf[g, u, ARMOR] / 20.0
-    row[U_MAGIC_RES] = uf[g, u, MAGIC_RES]
-    tgt = ui[g, u, TARGET]
-    if tgt >= 0:
-        row[U_ATTACKING] = 1.0
-        if tgt < N_HEROES:
-            row[U_TARGET_IS_HERO] = 1.0
-    row[U_STUNNED] = 1.0 if ui[g, u, STUN] > 0 else 0.0
-    row[U_SILENCED] = 1.0 if ui[g, u, SILENCE] > 0 else 0.0
-    row[U_SLOWED] = 1.0 if ui[g, u, SLOW] > 0 else 0.0
-    row[U_INVULNERABLE] = 1.0 if (ui[g, u, INVULN] > 0 or ui[g, u, PROTECTED] > 0) else 0.0
-    if kind == K_HERO:
-        row[U_LEVEL] = S.hi[g, u, LEVEL] / 25.0
-    elif kind == K_TOWER:
-        row[U_LEVEL] = ui[g, u, SUBTYPE] / 4.0
-    row[U_LANE] = (ui[g, u, LANE] + 1) / 3.0
-
-
 @kernel
 def encode_team(S, D, O, g, team):
-    uf, ui, hf, hi, items, stash, gi, vis = S.uf, S.ui, S.hf, S.hi, S.items, S.stash, S.gi, S.vis
-    glob, units, heroes, allied, mods, item_f, abil_f, pickups, minimap, item_ids, ability_ids = \
-        O.glob, O.units, O.heroes, O.allied_heroes, O.modifiers, O.items, O.abilities, O.pickups, O.minimap, O.item_ids, O.ability_ids
-    unit_of_slot = O.unit_of_slot
-    rules, abil_t, item_t, hero_t, xp_table, lanes = D.rules, D.ability_table, D.item_table, D.hero_table, D.xp_table, D.lanes
-    enemy = 1 - team
-    frame = gi[g, G_FRAME]
-    seconds = frame / FRAMES_PER_SECOND
-    # ---- global
-    gv = glob[g, team]
-    gv[:] = 0.0
-    cycle = rules[K.R_DAY_NIGHT]
-    phase = 2.0 * math.pi * (seconds % cycle) / cycle
-    gv[GL_TIME] = seconds / 3600.0
-    gv[GL_DAY_SIN] = math.sin(phase)
-    gv[GL_DAY_COS] = math.cos(phase)
-    gv[GL_NIGHT] = 1.0 if K.is_night(gi, rules, g) else 0.0
-    wave = rules[K.R_WAVE]
-    gv[GL_NEXT_WAVE] = (wave - ((seconds - 1.0) % wave)) / wave
-    rune = rules[K.R_RUNE_INTERVAL]
-    gv[GL_NEXT_RUNE] = (rune - ((seconds - 2.0) % rune)) / rune
-    gv[GL_RUNE0] = 1.0 if gi[g, G_RUNE0] != 0 else 0.0
-    gv[GL_RUNE0 + 1] = 1.0 if gi[g, G_RUNE0 + 1] != 0 else 0.0
-    gv[GL_BIG_NEUTRAL_ALIVE] = 1.0 if gi[g, G_BIG_RESPAWN] < 0 and gi[g, G_MODE] != MODE_1V1_MID else 0.0
-    gv[GL_AEGIS_ON_GROUND] = 1.0 if gi[g, G_AEGIS_ON_GROUND] != 0 else 0.0
-    gv[GL_GLYPH_READY] = 1.0 if gi[g, G_GLYPH_CD0 + team] <= 0 else 0.0
-    gv[GL_GLYPH_COOLDOWN] = gi[g, G_GLYPH_CD0 + team] / (FRAMES_PER_SECOND * 300.0)
-    gv[GL_OUR_KILLS] = gi[g, G_KILLS0 + team] / 50.0
-    gv[GL_THEIR_KILLS] = gi[g, G_KILLS0 + enemy] / 50.0
-    gv[GL_OUR_TOWERS_LOST] = gi[g, G_TOWERS_LOST0 + team] / 11.0
-    gv[GL_THEIR_TOWERS_LOST] = gi[g, G_TOWERS_LOST0 + enemy] / 11.0
-    gv[GL_OUR_BARRACKS_LOST] = gi[g, G_BARRACKS_LOST0 + team] / 6.0
-    gv[GL_THEIR_BARRACKS_LOST] = gi[g, G_BARRACKS_LOST0 + enemy] / 6.0
-    own_ancient = K.building_slot(team, 17)
-    their_ancient = K.building_slot(enemy, 17)
-    gv[GL_OUR_ANCIENT_HP] = uf[g, own_ancient, HP] / uf[g, own_ancient, HP_MAX] if ui[g, own_ancient, ALIVE] else 0.0
-    if vis[g, team, their_ancient] != 0 and ui[g, their_ancient, ALIVE] != 0:
-        gv[GL_THEIR_ANCIENT_HP] = uf[g, their_ancient, HP] / uf[g, their_ancient, HP_MAX]
-    gv[GL_ONE_VS_ONE] = 1.0 if gi[g, G_MODE] == MODE_1V1_MID else 0.0
-    gv[GL_TIME_LEFT] = max(0.0, 1.0 - frame / max(gi[g, G_MAX_FRAMES], 1))
-    # ---- units
-    select_slots(S, g, team, unit_of_slot, O.slot_of_unit, O.scratch_units, O.scratch_dist)
-    units[g, team] = 0.0
-    for s in range(N_UNIT_SLOTS):
-        u = unit_of_slot[g, team, s]
-        if u >= 0:
-            encode_unit(S, D, g, team, u, units[g, team, s])
-    # ---- heroes, modifiers, items, abilities (enemies only while seen)
-    heroes[g, team] = 0.0
-    mods[g, team] = 0.0
-    item_f[g, team] = 0.0
-    abil_f[g, team] = 0.0
-    item_ids[g, team] = -1
-    ability_ids[g, team] = -1
-    for h in range(N_HEROES):
-        if hi[g, h, ACTIVE] == 0:  # ACTIVE: absent heroes of the 1v1 mode stay zero
-            continue
-        mine = K.team_of_hero(h) == team
-        seen = mine or (ui[g, h, ALIVE] != 0 and vis[g, team, h] != 0)
-        if not seen:
-            continue
-        hx = heroes[g, team, h]
-        alive = ui[g, h, ALIVE] != 0
-        level = hi[g, h, LEVEL]
-        hx[HX_SEEN] = 1.0
-        hx[HX_ALIVE] = 1.0 if alive else 0.0
-        hx[HX_LEVEL] = level / 25.0
-        if level < 25:
-            lo = xp_table[level - 1] if level > 1 else 0.0
-            hx[HX_XP_FRAC] = (hf[g, h, XP] - lo) / max(xp_table[level] - lo, 1.0)
-        else:
-            hx[HX_XP_FRAC] = 1.0
-        if mine:
-            hx[HX_GOLD] = hf[g, h, GOLD] / 5000.0
-            hx[HX_BUYBACK_COST] = K.buyback_cost(S, D, g, h) / 2000.0
-            hx[HX_BUYBACK_READY] = 1.0 if hf[g, h, BUYBACK_CD] <= 0.0 else 0.0
-        hx[HX_NET_WORTH] = hf[g, h, NET_WORTH] / 20000.0
-        hx[HX_KILLS] = hi[g, h, KILLS] / 20.0
-        hx[HX_DEATHS] = hi[g, h, DEATHS] / 20.0
-        hx[HX_ASSISTS] = hi[g, h, ASSISTS] / 20.0
-        hx[HX_LAST_HITS] = hi[g, h, LAST_HITS] / 200.0
-        hx[HX_DENIES] = hi[g, h, DENIES] / 50.0
-        hx[HX_RESPAWN] = hf[g, h, RESPAWN] / 60.0
-        hx[HX_AEGIS] = 1.0 if hf[g, h, AEGIS] > 0.0 else 0.0
-        hx[HX_STR] = hf[g, h, STR] / 100.0
-        hx[HX_AGI] = hf[g, h, AGI] / 100.0
-        hx[HX_INT] = hf[g, h, INT] / 100.0
-        hx[HX_TELEPORTING] = 1.0 if hf[g, h, TP_CHANNEL] > 0.0 else 0.0
-        hx[HX_DOUBLE_DAMAGE] = 1.0 if ui[g, h, DOUBLE_DAMAGE] > 0 else 0.0
-        hx[HX_HASTE] = 1.0 if ui[g, h, HASTE] > 0 else 0.0
-        hx[HX_TYPE] = hi[g, h, HERO_TYPE] / 16.0
-        hx[HX_ENEMY] = 0.0 if mine else 1.0
-        if alive:
-            hx[HX_HP_FRAC] = uf[g, h, HP] / uf[g, h, HP_MAX]
-            hx[HX_MANA_FRAC] = uf[g, h, MANA] / uf[g, h, MANA_MAX]
-        # modifiers: active flag and seconds left / 10
-        timers = (np.int64(ui[g, h, STUN]), np.int64(ui[g, h, SILENCE]), np.int64(ui[g, h, SLOW]),
-                  np.int64(ui[g, h, DOT]), np.int64(ui[g, h, BUFF]), np.int64(ui[g, h, REGEN]),
-                  np.int64(ui[g, h, INVULN]), np.int64(ui[g, h, DOUBLE_DAMAGE]), np.int64(ui[g, h, HASTE]),
-                  np.int64(hf[g, h, AEGIS] * FRAMES_PER_SECOND))
-        for m in range(10):
-            if timers[m] > 0:
-                mods[g, team, h, m, 0] = 1.0
-                mods[g, team, h, m, 1] = timers[m] / (10.0 * FRAMES_PER_SECOND)
-        # items (the backpack of an enemy is not visible)
-        for s in range(N_ITEM_SLOTS if mine else N_INVENTORY):
-            it = items[g, h, s, IT_ID]
-            if it < 0:
-                continue
-            f = item_f[g, team, h, s]
-            item_ids[g, team, h, s] = it
-            f[IF_PRESENT] = 1.0
-            f[IF_INVENTORY] = 1.0 if s < N_INVENTORY else 0.0
-            f[IF_COST] = item_t[it, K.I_COST] / 2250.0
-            f[IF_CHARGES] = items[g, h, s, IT_CHARGES] / 3.0
-            f[IF_COOLDOWN] = items[g, h, s, IT_COOLDOWN] / (60.0 * FRAMES_PER_SECOND)
-            f[IF_READY] = 1.0 if s < N_INVENTORY and K.item_ready(S, D, g, h, s) else 0.0
-            f[IF_ACTIVE] = 1.0 if item_t[it, K.I_ACTIVE] > 0 else 0.0
-            if item_t[it, K.I_ACTIVE] > 0:
-                f[IF_TARGET + min(int(item_t[it, K.I_TARGET]), 2)] = 1.0
-            f[IF_ATTRIBUTES] = (item_t[it, K.I_STR] + item_t[it, K.I_AGI] + item_t[it, K.I_INT]) / 30.0
-            f[IF_DAMAGE] = item_t[it, K.I_DAMAGE] / 50.0
-            f[IF_ARMOR] = item_t[it, K.I_ARMOR] / 10.0
-        # abilities
-        for k in range(4):
-            a = K.ability_of(hi, D, g, h, k)
-            ability_ids[g, team, h, k] = a
-            f = abil_f[g, team, h, k]
-            lvl = hi[g, h, ABILITY_LEVEL + k]
-            f[AF_LEVEL] = lvl / 4.0
-            f[AF_READY] = 1.0 if alive and K.ability_ready(S, D, g, h, k) else 0.0
-            f[AF_COOLDOWN] = hi[g, h, ABILITY_CD + k] / (100.0 * FRAMES_PER_SECOND)
-            f[AF_MANA] = K.ability_value(abil_t, a, K.AB_MANA, max(lvl, 1)) / 300.0
-            f[AF_TARGET] = abil_t[a, K.AB_TARGET] / 3.0
-            f[AF_ULTIMATE] = abil_t[a, K.AB_ULTIMATE]
-            f[AF_RANGE] = abil_t[a, K.AB_RANGE] / 1000.0
-    # ---- allied heroes
-    allied[g, team] = 0.0
-    courier_target = gi[g, G_COURIER_TARGET0 + team]
-    build = S.build_order
-    for j in range(HEROES_PER_TEAM):
-        h = team * HEROES_PER_TEAM + j
-        if hi[g, h, ACTIVE] == 0:
-            continue
-        f = allied[g, team, j]
-        f[AX_LANE + hi[g, h, ASSIGNED_LANE]] = 1.0
-        f[AX_GOLD] = hf[g, h, GOLD] / 5000.0
-        f[AX_BUYBACK_COOLDOWN] = hf[g, h, BUYBACK_CD] / 300.0
-        f[AX_BUYBACK_COST] = K.buyback_cost(S, D, g, h) / 2000.0
-        n_stash = 0
-        for k in range(stash.shape[2]):
-            if stash[g, h, k] >= 0:
-                n_stash += 1
-        f[AX_STASH] = n_stash / 6.0
-        pos = hi[g, h, BUILD_POS]
-        if pos < build.shape[2] and build[g, h, pos] >= 0:
-            cost = item_t[build[g, h, pos], K.I_COST]
-            f[AX_NEXT_ITEM_COST] = cost / 2250.0
-            f[AX_NEXT_ITEM_AFFORDABLE] = 1.0 if hf[g, h, GOLD] >= cost else 0.0
-        f[AX_TP_READY] = 1.0 if K.has_tp(items, g, h, 0) >= 0 else 0.0
-        f[AX_COURIER_COMING] = 1.0 if courier_target == h else 0.0
-        f[AX_DAMAGE_DEALT] = hf[g, h, DAMAGE_DEALT] / 10000.0
-        f[AX_X] = uf[g, h, X] / HALF_MAP - 1.0
-        f[AX_Y] = uf[g, h, Y] / HALF_MAP - 1.0
-        f[AX_ALIVE] = 1.0 if ui[g, h, ALIVE] != 0 else 0.0
-        f[AX_LANE_DISTANCE] = lane_distance(lanes, hi[g, h, ASSIGNED_LANE], uf[g, h, X], uf[g, h, Y]) / 2000.0
-    # ---- pickups: two rune spots and the aegis (runes and the pit are seen only with vision)
-    pickups[g, team] = 0.0
-    for k in range(3):
-        if k < 2:
-            kind = gi[g, G_RUNE0 + k]
-            px, py = D.rune_spots[k, 0], D.rune_spots[k, 1]
-        else:
-            kind = 5 if gi[g, G_AEGIS_ON_GROUND] != 0 else 0
-            px, py = D.big_neutral[0], D.big_neutral[1]
-        if kind == 0 or not point_seen(S, D, g, team, px, py):
-            continue
-        f = pickups[g, team, k]
-        f[PK_PRESENT] = 1.0
-        f[PK_KIND + kind - 1] = 1.0
-        f[PK_X] = px / HALF_MAP - 1.0
-        f[PK_Y] = py / HALF_MAP - 1.0
-    # ---- minimap
-    mm = minimap[g, team]
-    mm[:, :, :8] = 0.0
-    for u in range(MAX_UNITS):
-        if ui[g, u, ALIVE] == 0:
-            continue
-        t = ui[g, u, TEAM]
-        if t != team and vis[g, team, u] == 0:
-            continue
-        cx = min(int(uf[g, u, X] / MINIMAP_CELL), MINIMAP - 1)
-        cy = min(int(uf[g, u, Y] / MINIMAP_CELL), MINIMAP - 1)
-        kind = ui[g, u, KIND]
-        ally = t == team
-        if t == NEUTRAL_TEAM:
-            mm[cx, cy, 6] += 0.25
-        elif kind == K_HERO:
-            mm[cx, cy, 0 if ally else 1] += 0.2
-        elif kind == K_CREEP_MELEE or kind == K_CREEP_RANGED or kind == K_CREEP_SIEGE:
-            mm[cx, cy, 2 if ally else 3] += 0.1
-        elif kind != K_COURIER:
-            mm[cx, cy, 4 if ally else 5] += 0.25
-        if ally:
-            mm[cx, cy, 7] = 1.0
-    static = O.minimap_walk  # walkability fraction per cell never changes
-    for cx in range(MINIMAP):
-        for cy in range(MINIMAP):
-            mm[cx, cy, 8] = static[cx, cy]
+    """Every team group of ``team`` in game ``g``, after selecting the slots they read."""
+    encode_global(S, D, O, g, team)
+    select_slots(S, g, team, O.unit_of_slot, O.slot_of_unit, O.scratch_units, O.scratch_dist)
+    encode_units(S, D, O, g, team)
+    encode_heroes(S, D, O, g, team)
+    encode_modifiers(S, D, O, g, team)
+    encode_items(S, D, O, g, team)
+    encode_abilities(S, D, O, g, team)
+    encode_allied_heroes(S, D, O, g, team)
+    encode_pickups(S, D, O, g, team)
+    encode_minimap(S, D, O, g, team)
 
 
-@kernel
-def point_seen(S, D, g, team, px, py):
-    uf, ui = S.uf, S.ui
-    night = K.is_night(S.gi, D.rules, g)
-    for u in range(MAX_UNITS):
-        if ui[g, u, ALIVE] != 0 and ui[g, u, TEAM] == team:
-            r = uf[g, u, VISION_NIGHT] if night else uf[g, u, VISION_DAY]
-            if (uf[g, u, X] - px) ** 2 + (uf[g, u, Y] - py) ** 2 <= r * r:
-                return True
-    return False
-
-
-# ====================================================================== per-hero parts and masks
 @kernel
 def encode_hero(S, D, O, g, h):
-    uf, ui, hi = S.uf, S.ui, S.hi
-    unit_rel, nearby, primary_mask, target_mask = O.unit_rel, O.nearby_map, O.primary_mask, O.target_mask
-    unit_of_slot = O.unit_of_slot
-    walk = D.walk
-    team = K.team_of_hero(h)
-    rel = unit_rel[g, h]
-    rel[:] = 0.0
-    am = primary_mask[g, h]
-    tm = target_mask[g, h]
-    tm[:] = 0
-    om = O.offset_mask[g, h]
-    for p in range(N_PRIMARY):
-        am[p] = 1 if K.primary_available(S, D, g, h, p) else 0
-        om[p] = 1 if K.uses_offset(S, D, g, h, p) else 0
-    nb = nearby[g, h]
-    nb[:] = 0.0
-    if hi[g, h, ACTIVE] == 0:
-        return
-    hx, hy = uf[g, h, X], uf[g, h, Y]
-    for s in range(N_UNIT_SLOTS):
-        u = unit_of_slot[g, team, s]
-        if u < 0:
-            continue
-        dx = uf[g, u, X] - hx
-        dy = uf[g, u, Y] - hy
-        rel[s, REL_DX] = dx / 2000.0
-        rel[s, REL_DY] = dy / 2000.0
-        rel[s, REL_DISTANCE] = math.sqrt(dx * dx + dy * dy) / 5000.0
-        rel[s, REL_ATTACKS_ME] = 1.0 if ui[g, u, TARGET] == h else 0.0
-    # target masks: copy the team's per-kind slot validity (computed once per team in encode)
-    valid = O.target_validity
-    for p in range(N_PRIMARY):
-        if am[p] == 0:
-            continue
-        kind = K.target_kind_for(S, D, g, h, p)
-        if kind == 0:
-            continue
-        if valid[team, kind, N_UNIT_SLOTS] == 0:
-            am[p] = 0  # a unit-targeted action with no valid target is not available
-            continue
-        for s in range(N_UNIT_SLOTS):
-            tm[p, s] = valid[team, kind, s]
-    # nearby map: 8 x 8 cells of 256 units centred on the hero
-    half = NEARBY * NEARBY_CELL / 2.0
-    for a in range(NEARBY):
-        for b in range(NEARBY):
-            cx = hx - half + (a + 0.5) * NEARBY_CELL
-            cy = hy - half + (b + 0.5) * NEARBY_CELL
-            nb[a, b, 0] = 1.0 if K.walkable(walk, cx, cy) else 0.0
-            nb[a, b, 1] = 1.0 if abs(cx + cy - MAP_SIZE) < 700.0 else 0.0
-    for s in range(N_UNIT_SLOTS):
-        u = unit_of_slot[g, team, s]
-        if u < 0 or u == h:
-            continue
-        a = int((uf[g, u, X] - hx + half) / NEARBY_CELL)
-        b = int((uf[g, u, Y] - hy + half) / NEARBY_CELL)
-        if a < 0 or b < 0 or a >= NEARBY or b >= NEARBY:
-            continue
-        kind = ui[g, u, KIND]
-        t = ui[g, u, TEAM]
-        if t == team:
-            nb[a, b, 2] += 0.25
-        elif t != NEUTRAL_TEAM:
-            nb[a, b, 3] += 0.25
-        if kind == K_CREEP_MELEE or kind == K_CREEP_RANGED or kind == K_CREEP_SIEGE or kind == K_NEUTRAL \
-                or kind == K_BIG_NEUTRAL:
-            nb[a, b, 4] += 0.25
-        elif kind == K_TOWER or kind == K_BARRACKS or kind == K_ANCIENT or kind == K_FOUNTAIN:
-            nb[a, b, 5] = 1.0
-
-
-@kernel
-def team_target_validity(S, D, O, g, team):
-    """valid[team, kind, slot] for the four target kinds; column N_UNIT_SLOTS counts the valid slots.
-    Validity depends on the hero only through its team, so it is computed once per team."""
-    valid, unit_of_slot = O.target_validity, O.unit_of_slot
-    h = team * HEROES_PER_TEAM
-    for kind in range(1, 5):
-        n = 0
-        for s in range(N_UNIT_SLOTS):
-            u = unit_of_slot[g, team, s]
-            ok = u >= 0 and K.valid_target(S, D, g, h, kind, u)
-            valid[team, kind, s] = 1 if ok else 0
-            n += 1 if ok else 0
-        valid[team, kind, N_UNIT_SLOTS] = min(n, 1)
+    """Hero ``h``'s masks and per-hero groups (after its team's ``encode_team`` and ``team_target_validity``)."""
+    encode_action_masks(S, D, O, g, h)
+    encode_unit_rel(S, D, O, g, h)
+    encode_nearby_map(S, D, O, g, h)
 
 
 @kernel

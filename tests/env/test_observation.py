@@ -5,8 +5,10 @@ import pytest
 
 from fivestack.env import spaces as sp
 from fivestack.env import observation
+from fivestack.bots.random_agent import RandomAgent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game import kernels
+from fivestack.game.engine import GameConfig
 from fivestack.game.layout import (
     ALIVE, FRAMES_PER_SECOND, G_FRAME, HP, HP_MAX, K_HERO, K_TOWER, SLOT_BUILDINGS, SLOT_CREEPS, X, Y,
 )
@@ -111,3 +113,27 @@ def test_masks_agree_with_the_engine(env):
     assert np.all(obs["primary_mask"][0, :, 1] == 1)
     assert np.all(obs["target_mask"][0, :, 2].sum(-1) == obs["primary_mask"][0, :, 2] * obs["target_mask"][0, :, 2].sum(-1))
 
+
+
+@pytest.mark.parametrize("mode", ["1v1", "5v5"])
+def test_encoding_rewrites_every_group_of_reused_buffers(mode):
+    """The arrays are reused step after step, one kernel per group: each must rewrite all of its group (and
+    the slot tables), so stale values never leak from an earlier step. Poisoning every array and encoding
+    the same state again must give exactly the observation of a clean encode."""
+    env = BatchedEnv(1, GameConfig(mode=mode))
+    env.reset(5)
+    agent = RandomAgent(5)
+    for _ in range(250):  # to where creeps meet and heroes have fought, bought and cast
+        env.step(agent.act(env.obs))
+    clean = {name: arr.copy() for name, arr in env.obs.items()}
+    slots = env.unit_of_slot.copy(), env.slot_of_unit.copy()
+    assert (env.unit_of_slot[0, 0] >= 0).sum() > 30, "the state should hold units to encode"
+    for name, arr in env.obs.items():
+        if name != "previous_action":  # written by the env from the actions, not by the encoder
+            arr[...] = np.nan if arr.dtype.kind == "f" else 7
+    env.unit_of_slot[...] = 7
+    env.slot_of_unit[...] = 7
+    observation.encode(env.game.state, env.game.data, env._obs_buffers, np.array([0]))
+    for name, arr in env.obs.items():
+        assert np.array_equal(arr, clean[name]), f"observation group {name} keeps values of an earlier encode"
+    assert np.array_equal(env.unit_of_slot, slots[0]) and np.array_equal(env.slot_of_unit, slots[1])

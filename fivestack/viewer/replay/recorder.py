@@ -1,83 +1,26 @@
-"""Replay files: what a viewer needs to redraw a game, in an open, compact, non-executable format.
+"""Recording a replay while a game plays: turning the game state into the replay format's arrays and events.
 
-A replay (format version 2) is a **NumPy ``.npz`` archive** (a zip of ``.npy`` arrays, deflate-compressed):
-flat numeric arrays plus three UTF-8 JSON documents stored as ``uint8`` arrays. It is read with
-``numpy.load(path, allow_pickle=False)``: nothing in it can run code when loaded (no pickle, no object
-arrays). Version 1 (gzip JSON Lines, ``*.jsonl.gz``) is refused with a message saying how to re-record.
-One timestep is one agent step (4 frames, 2/15 s); a game of *s* seconds has ceil(30 s / 4) timesteps.
+``ReplayRecorder(env, game_index, agents=(radiant, dire))`` records one game of a ``BatchedEnv`` (or of a bare
+``GameBatch``): call ``record()`` after every ``env.step`` (it reads the step's reward events, which the next
+step clears) and ``save(path)`` at the end (or at any time: the write is atomic). The file it writes is
+described in ``fivestack.viewer.replay.format``.
 
-JSON documents (``json.loads(bytes(archive[name]))``):
+The game-state readers it is built from are public, for callers that want the same view without a file:
 
-``header``
-    format ("fivestack-replay"), version (FORMAT_VERSION; a reader refuses others), created_by, patch,
-    config (the GameConfig), seed, game_index, players ({"radiant": name, "dire": name} or null), time
-    (frames_per_second, frames_per_step, step_seconds), unit_fields (the unit columns below), kinds, teams,
-    heroes (the ten slots: index, team, name, role, active, abilities), lineup, map (size, walk_grid {cells,
-    cell_size, rows: strings of "0"/"1", rows[i][j] = cell (x index i, y index j), 1 walkable}, lanes,
-    buildings [{unit, team, kind, tier, barracks, lane, x, y}], camps, big_neutral, rune_spots, river),
-    start {frame}, item_names, primary_actions, rune_names, hero_stats (columns of ``hero_stats``),
-    policy {"radiant": bool, "dire": bool}: whether that team's outputs were recorded.
-``summary``
-    outcome ("win", "truncated", "unfinished"), winner, frames, duration_seconds, duration_minutes,
-    timesteps (T, checked by the reader), teams (per team: kills, deaths, assists, last_hits, denies, gold,
-    towers_destroyed, barracks_destroyed), heroes (per active hero: index, team, name, level, kills, deaths,
-    assists, last_hits, denies, net_worth, damage_dealt).
-``events``
-    every event of the game in order, each an object with "type", "step" and "frame":
-    kill {victim, killer (credited enemy hero or -1)}, building_destroyed {unit, team (the side that lost
-    it), kind, tier, lane}, last_hit {hero, count}, deny {hero, count}, courier_death {team}, aegis {team,
-    hero}, rune {spot, rune, hero}: a rune was taken, purchase {hero, gold, items (names bought)},
-    game_over {outcome, winner}.
+    unit_columns(game, g)    every alive unit as one array per ``UNIT_FIELDS`` column (the replay's dtypes)
+    unit_rows(game, g)       the same as dicts
+    game_summary(game, g)    the result of a game as plain data: the replay's ``summary`` (also ``play``'s)
+    map_description()        the static map geometry of the header's ``map``
 
-Per-timestep arrays (T timesteps):
-
-    step_frame  int32 (T,)      game frame after the step
-    step_night  uint8 (T,)      1 at night
-    step_kills  int16 (T, 2)    hero kills so far per team
-    step_runes  int8 (T, 2)     rune at each rune spot: 0 none, 1 bounty, 2 double damage, 3 haste, 4 regen
-    step_start  int64 (T + 1,)  timestep t's unit rows are rows step_start[t]:step_start[t + 1]
-    hero_stats  int16 (T, 10, 7)   per hero slot: level, kills, deaths, assists, last_hits, denies, respawn
-                                   (whole seconds until respawn, 0 alive)
-    hero_gold   int32 (T, 10)   unspent gold
-    hero_net_worth int32 (T, 10)  gold plus the cost of every item carried
-    hero_items  int16 (T, 10, 9)   item id per inventory (6) + backpack (3) slot, -1 empty (``item_names``)
-
-Unit rows (N rows in all, one per *alive* unit per timestep, in unit-index order), one array per column
-``unit_<field>``:
-
-    unit    int16   index in the game: 0-9 heroes, 10-47 buildings, 48-49 couriers, 50-68 neutrals, 69+ creeps
-    kind    int8    index into ``kinds``;  team  int8: index into ``teams`` (radiant, dire, neutral)
-    x, y    int16   world position (rounded; the map is 16000 across, Radiant's base bottom-left)
-    hp      int32   health, rounded up (an alive unit never shows 0);  hp_max  int32
-    mana    uint16  mana as a fraction of max mana, in thousandths (0 without mana)
-    target  int16   unit being attacked, -1 none;  level  int8: hero level, 0 for other units
-    vis     uint8   fog of war: bit 0 set when Radiant sees the unit, bit 1 when Dire does
-    vision  int16   the unit's current vision radius (day or night value)
-
-Policy outputs, present when a team was played by a policy (an agent with ``last_result``, e.g.
-``fivestack.system.evaluator.PolicyTeamAgent``): per timestep and hero slot, what it computed for the action
-taken in that step (NaN / -1 for heroes without a policy):
-
-    policy_value     float32 (T, 10)     the value head (reward units)
-    policy_win_prob  float32 (T, 10)     the win-probability head
-    policy_action    int16 (T, 10, 5)    [primary, delay, target slot, offset x, offset y]
-    policy_target    int16 (T, 10)       the target slot as a unit index, -1 none
-
-Record with ``ReplayRecorder(env, game_index, agents=(radiant, dire))``: call ``record()`` after every
-``env.step`` (it reads the step's reward events, which the next step clears) and ``save(path)`` at the end.
-Read with ``load_replay(path)``, which validates the file and raises ``ValueError`` naming the problem and
-the fix.
+Inside the recorder: ``__init__`` writes the header, ``record`` appends one timestep (its units, hero stats,
+policy outputs and ``_step_events``, the events read from the env's reward events and from state diffs),
+``arrays`` assembles what ``save`` writes.
 """
 
 from __future__ import annotations
 
-import io
-import json
-import math
 import os
-import zipfile
-import zlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
@@ -94,27 +37,10 @@ from fivestack.game.layout import (
     VISION_NIGHT, X, Y,
 )
 from fivestack.game.patch import I_COST
-
-FORMAT_NAME = "fivestack-replay"
-FORMAT_VERSION = 2
-UNIT_FIELDS = ("unit", "kind", "team", "x", "y", "hp", "hp_max", "mana", "target", "level", "vis", "vision")
-UNIT_DTYPES = {"unit": np.int16, "kind": np.int8, "team": np.int8, "x": np.int16, "y": np.int16, "hp": np.int32,
-               "hp_max": np.int32, "mana": np.uint16, "target": np.int16, "level": np.int8, "vis": np.uint8,
-               "vision": np.int16}
-HERO_STATS = ("level", "kills", "deaths", "assists", "last_hits", "denies", "respawn")
-KIND_NAMES = ("hero", "creep_melee", "creep_ranged", "creep_siege", "tower", "barracks", "ancient", "fountain",
-              "neutral", "big_neutral", "courier")
-TEAM_NAMES = ("radiant", "dire", "neutral")
-RUNE_NAMES = ("none", "bounty", "double_damage", "haste", "regeneration")
-LANE_NAMES = geometry.LANE_NAMES
-OUTCOMES = ("win", "truncated", "unfinished")
-TEAM_STATS = ("kills", "deaths", "assists", "last_hits", "denies", "gold", "towers_destroyed",
-              "barracks_destroyed")
-STEP_ARRAYS = {"step_frame": np.int32, "step_night": np.uint8, "step_kills": np.int16, "step_runes": np.int8}
-HERO_ARRAYS = {"hero_stats": np.int16, "hero_gold": np.int32, "hero_net_worth": np.int32, "hero_items": np.int16}
-POLICY_ARRAYS = {"policy_value": np.float32, "policy_win_prob": np.float32, "policy_action": np.int16,
-                 "policy_target": np.int16}
-JSON_ENTRIES = ("header", "summary", "events")
+from fivestack.viewer.replay.format import (
+    ARRAY_SHAPES, FORMAT_NAME, FORMAT_VERSION, HERO_ARRAYS, HERO_STATS, KIND_NAMES, LANE_NAMES, POLICY_ARRAYS,
+    RUNE_NAMES, STEP_ARRAYS, TEAM_NAMES, UNIT_DTYPES, UNIT_FIELDS, json_array, unit_dicts,
+)
 
 
 def _version() -> str:
@@ -151,16 +77,7 @@ def unit_columns(game, g: int) -> dict[str, np.ndarray]:
 
 def unit_rows(game, g: int) -> list[dict[str, Any]]:
     """Every alive unit of game ``g`` as a dict of ``UNIT_FIELDS`` (plain Python numbers, mana a fraction)."""
-    return _rows(unit_columns(game, g))
-
-
-def _rows(columns: dict[str, np.ndarray]) -> list[dict[str, Any]]:
-    lists = {k: v.tolist() for k, v in columns.items()}
-    n = len(lists["unit"])
-    rows = [{k: lists[k][r] for k in UNIT_FIELDS} for r in range(n)]
-    for row in rows:
-        row["mana"] = row["mana"] / 1000.0
-    return rows
+    return unit_dicts(unit_columns(game, g))
 
 
 def _net_worth(game, g: int, h: int) -> float:
@@ -244,10 +161,6 @@ def map_description() -> dict[str, Any]:
 
 
 # ====================================================================== recording
-def _json_array(obj) -> np.ndarray:
-    return np.frombuffer(json.dumps(obj, separators=(",", ":"), allow_nan=False).encode("utf-8"), dtype=np.uint8)
-
-
 class ReplayRecorder:
     """Records one game of a ``BatchedEnv`` (or anything with ``.game``, a ``GameBatch``).
 
@@ -467,23 +380,19 @@ class ReplayRecorder:
         """Everything ``save`` writes, as named arrays (the JSON documents as UTF-8 ``uint8`` arrays)."""
         t = self.n_steps
         s = self._steps
-        shapes = {"step_kills": (2,), "step_runes": (2,), "hero_stats": (N_HEROES, len(HERO_STATS)),
-                  "hero_gold": (N_HEROES,), "hero_net_worth": (N_HEROES,), "hero_items": (N_HEROES, N_ITEM_SLOTS),
-                  "policy_value": (N_HEROES,), "policy_win_prob": (N_HEROES,), "policy_action": (N_HEROES, 5),
-                  "policy_target": (N_HEROES,)}
         out: dict[str, np.ndarray] = {}
         for name, dtype in {**STEP_ARRAYS, **HERO_ARRAYS}.items():
-            out[name] = np.asarray(s[name], dtype=dtype).reshape(t, *shapes.get(name, ()))
+            out[name] = np.asarray(s[name], dtype=dtype).reshape(t, *ARRAY_SHAPES[name])
         if any(self.header["policy"].values()):
             for name, dtype in POLICY_ARRAYS.items():
-                out[name] = np.asarray(s[name], dtype=dtype).reshape(t, *shapes[name])
+                out[name] = np.asarray(s[name], dtype=dtype).reshape(t, *ARRAY_SHAPES[name])
         out["step_start"] = np.concatenate([[0], np.cumsum(np.asarray(s["counts"], np.int64))]).astype(np.int64)
         for k in UNIT_FIELDS:
             parts = self._units[k]
             out[f"unit_{k}"] = np.concatenate(parts) if parts else np.zeros(0, UNIT_DTYPES[k])
-        out["header"] = _json_array(self.header)
-        out["summary"] = _json_array(self.summary())
-        out["events"] = _json_array(self._events)
+        out["header"] = json_array(self.header)
+        out["summary"] = json_array(self.summary())
+        out["events"] = json_array(self._events)
         return out
 
     def save(self, path) -> Path:
@@ -494,205 +403,3 @@ class ReplayRecorder:
             np.savez_compressed(f, **self.arrays())
         os.replace(tmp, path)
         return path
-
-
-# ====================================================================== reading
-class _Steps:
-    """``replay.steps[t]``: timestep ``t`` as a dict (step, frame, night, kills, runes, units, events)."""
-
-    def __init__(self, replay: "Replay"):
-        self._replay = replay
-
-    def __len__(self) -> int:
-        return self._replay.n_steps
-
-    def __getitem__(self, t: int) -> dict[str, Any]:
-        n = len(self)
-        if not -n <= t < n:
-            raise IndexError(f"timestep {t} is outside this replay's {n} timesteps")
-        return self._replay.step(t % n)
-
-    def __iter__(self):
-        return (self._replay.step(t) for t in range(len(self)))
-
-
-@dataclass
-class Replay:
-    header: dict[str, Any]
-    summary: dict[str, Any]
-    events: list[dict[str, Any]]
-    arrays: dict[str, np.ndarray]
-
-    @property
-    def n_steps(self) -> int:
-        return int(self.arrays["step_frame"].shape[0])
-
-    @property
-    def steps(self) -> _Steps:
-        return _Steps(self)
-
-    @property
-    def has_policy(self) -> bool:
-        return "policy_value" in self.arrays
-
-    def unit_columns(self, t: int) -> dict[str, np.ndarray]:
-        """Timestep ``t``'s unit rows as one array per column (views into the replay)."""
-        start = self.arrays["step_start"]
-        a, b = int(start[t]), int(start[t + 1])
-        return {k: self.arrays[f"unit_{k}"][a:b] for k in UNIT_FIELDS}
-
-    def units(self, t: int) -> list[dict[str, Any]]:
-        """The alive units of timestep ``t`` as dicts keyed by ``UNIT_FIELDS`` (mana as a fraction)."""
-        if not 0 <= t < self.n_steps:
-            raise IndexError(f"timestep {t} is outside this replay's 0..{self.n_steps - 1}")
-        return _rows(self.unit_columns(t))
-
-    def heroes(self, t: int) -> list[dict[str, Any]]:
-        """Per hero slot at timestep ``t``: stats, gold, net worth and item names."""
-        a = self.arrays
-        names = self.header["item_names"]
-        out = []
-        for h in range(N_HEROES):
-            row = dict(zip(HERO_STATS, a["hero_stats"][t, h].tolist()))
-            row.update(index=h, gold=int(a["hero_gold"][t, h]), net_worth=int(a["hero_net_worth"][t, h]),
-                       items=[names[i] if i >= 0 else None for i in a["hero_items"][t, h].tolist()])
-            out.append(row)
-        return out
-
-    def policy(self, t: int) -> list[dict[str, Any]] | None:
-        """Per hero slot at timestep ``t``: the policy's value, win probability, action and target (None for a
-        hero without a policy); None when no team was played by a policy."""
-        if not self.has_policy:
-            return None
-        a = self.arrays
-        out = []
-        for h in range(N_HEROES):
-            v = float(a["policy_value"][t, h])
-            if math.isnan(v):
-                out.append(None)
-                continue
-            act = a["policy_action"][t, h].tolist()
-            out.append({"value": v, "win_prob": float(a["policy_win_prob"][t, h]), "action": act,
-                        "primary": PRIMARY_NAMES[act[0]] if 0 <= act[0] < len(PRIMARY_NAMES) else None,
-                        "target": int(a["policy_target"][t, h])})
-        return out
-
-    def step(self, t: int) -> dict[str, Any]:
-        a = self.arrays
-        return {"step": t, "frame": int(a["step_frame"][t]), "night": bool(a["step_night"][t]),
-                "kills": a["step_kills"][t].tolist(), "runes": a["step_runes"][t].tolist(), "units": self.units(t),
-                "events": [{k: v for k, v in e.items() if k not in ("step", "frame")}
-                           for e in self.events if e["step"] == t]}
-
-
-_RECORD_HINT = "record a new one with `fivestack play ... --replay FILE.npz`"
-_SHAPES = {"step_frame": (), "step_night": (), "step_kills": (2,), "step_runes": (2,),
-           "hero_stats": (N_HEROES, len(HERO_STATS)), "hero_gold": (N_HEROES,), "hero_net_worth": (N_HEROES,),
-           "hero_items": (N_HEROES, N_ITEM_SLOTS), "policy_value": (N_HEROES,), "policy_win_prob": (N_HEROES,),
-           "policy_action": (N_HEROES, 5), "policy_target": (N_HEROES,)}
-
-
-def _corrupted(path: Path, what: str) -> ValueError:
-    return ValueError(f"replay {str(path)!r} is corrupted: {what}; {_RECORD_HINT}")
-
-
-def load_replay(path) -> Replay:
-    """Read and validate a replay file. Raises ``ValueError`` saying what is wrong and what to do."""
-    path = Path(path)
-    if not path.exists():
-        raise ValueError(f"replay file {str(path)!r} does not exist; check the path, or {_RECORD_HINT}")
-    if not path.is_file():
-        raise ValueError(f"replay path {str(path)!r} is not a file; give the path of a .npz replay file")
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(4)
-    except PermissionError as e:
-        raise ValueError(f"replay {str(path)!r} cannot be read ({e}); check the file's permissions") from None
-    if magic[:2] == b"\x1f\x8b":
-        raise ValueError(f"replay {str(path)!r} has format version 1 (gzip JSON lines, written by an older "
-                         f"fivestack), but this fivestack reads version {FORMAT_VERSION} (.npz); open it with the "
-                         f"fivestack version that wrote it, or {_RECORD_HINT}")
-    if magic != b"PK\x03\x04":
-        if not magic:
-            raise ValueError(f"replay {str(path)!r} is empty; {_RECORD_HINT}")
-        raise ValueError(f"{str(path)!r} is not a fivestack replay (not an .npz archive); give a file written by "
-                         f"`fivestack play --replay` or ReplayRecorder.save, or {_RECORD_HINT}")
-    arrays: dict[str, np.ndarray] = {}
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            names = set(archive.files)
-            if "header" not in names:
-                raise ValueError(f"{str(path)!r} is not a fivestack replay: the archive has no header; give a file "
-                                 f"written by ReplayRecorder.save, or {_RECORD_HINT}")
-            header = _json(path, archive["header"], "header")
-            if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-                raise ValueError(f"{str(path)!r} is not a fivestack replay: its header is not a {FORMAT_NAME!r} "
-                                 f"header; give a file written by ReplayRecorder.save, or {_RECORD_HINT}")
-            version = header.get("version")
-            if version != FORMAT_VERSION:
-                raise ValueError(f"replay {str(path)!r} has format version {version!r} (written by "
-                                 f"{header.get('created_by', 'an unknown fivestack')}), but this fivestack reads "
-                                 f"version {FORMAT_VERSION}; open it with the fivestack version that wrote it, or "
-                                 f"{_RECORD_HINT}")
-            for name in archive.files:
-                arrays[name] = archive[name]
-    except ValueError as e:
-        if "replay" in str(e) and ("fivestack" in str(e) or "format version" in str(e)):
-            raise
-        raise _corrupted(path, f"an array cannot be read ({e})") from None
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, KeyError) as e:
-        raise ValueError(f"replay {str(path)!r} is truncated or corrupted ({e or type(e).__name__}); the file was "
-                         f"not written completely or was damaged since: {_RECORD_HINT}") from None
-    missing = [k for k in ("config", "unit_fields", "heroes", "map", "time", "item_names") if k not in header]
-    if missing:
-        raise _corrupted(path, f"the header lacks {missing}")
-    if header["unit_fields"] != list(UNIT_FIELDS):
-        raise _corrupted(path, f"the header's unit_fields {header['unit_fields']} are not {list(UNIT_FIELDS)}")
-    need = ["summary", "events", "step_start", *STEP_ARRAYS, *HERO_ARRAYS, *(f"unit_{k}" for k in UNIT_FIELDS)]
-    if header.get("policy", {}).get("radiant") or header.get("policy", {}).get("dire"):
-        need += list(POLICY_ARRAYS)
-    absent = [k for k in need if k not in arrays]
-    if absent:
-        raise _corrupted(path, f"it lacks the arrays {absent}")
-    summary = _json(path, arrays.pop("summary"), "summary")
-    events = _json(path, arrays.pop("events"), "events")
-    arrays.pop("header")
-    if not isinstance(summary, dict) or not isinstance(events, list):
-        raise _corrupted(path, "the summary is not an object or the events are not a list")
-    t = int(arrays["step_frame"].shape[0]) if arrays["step_frame"].ndim == 1 else -1
-    for name, shape in _SHAPES.items():
-        if name in arrays and arrays[name].shape != (t, *shape):
-            raise _corrupted(path, f"{name} has shape {arrays[name].shape}, expected {(t, *shape)}")
-    start = arrays["step_start"]
-    n = int(arrays["unit_unit"].shape[0])
-    if start.shape != (t + 1,) or start[0] != 0 or start[-1] != n or np.any(np.diff(start) < 0):
-        raise _corrupted(path, f"step_start does not index the {n} unit rows of {t} timesteps")
-    for k in UNIT_FIELDS:
-        a = arrays[f"unit_{k}"]
-        if a.shape != (n,) or a.dtype != np.dtype(UNIT_DTYPES[k]):
-            raise _corrupted(path, f"unit_{k} has shape {a.shape} and dtype {a.dtype}, expected ({n},) "
-                                   f"{np.dtype(UNIT_DTYPES[k])}")
-    if summary.get("timesteps") != t:
-        raise _corrupted(path, f"the summary counts {summary.get('timesteps')!r} timesteps but the file holds {t}")
-    if summary.get("outcome") not in OUTCOMES:
-        raise _corrupted(path, f"unknown outcome {summary.get('outcome')!r}")
-    return Replay(header=header, summary=summary, events=events, arrays=arrays)
-
-
-def _json(path: Path, array: np.ndarray, name: str):
-    if array.dtype != np.uint8 or array.ndim != 1:
-        raise _corrupted(path, f"the {name} is not UTF-8 JSON bytes")
-    try:
-        return json.loads(array.tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise _corrupted(path, f"the {name} is not valid JSON ({e})") from None
-
-
-def expected_timesteps(duration_seconds: float) -> int:
-    """Agent timesteps in a game of this length (the last step may stop early when the game ends mid-step)."""
-    return math.ceil(round(duration_seconds * FRAMES_PER_SECOND) / FRAMES_PER_STEP)
-
-
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "UNIT_FIELDS", "KIND_NAMES", "TEAM_NAMES", "HERO_STATS", "RUNE_NAMES",
-           "Replay", "ReplayRecorder", "expected_timesteps", "game_summary", "load_replay", "map_description",
-           "unit_columns", "unit_rows"]
