@@ -207,10 +207,10 @@ def lane_creeps(game: GameBatch):
 
 def assert_stats_of_row(game: GameBatch, unit: int, row: str) -> None:
     """The creep has a patch row's health, damage, armor and bounty (first waves: no upgrade yet)."""
-    hp, damage, _, _, _, armor, _, gold, _, _ = CREEPS[row]
+    creep = CREEPS[row]
     S = game.state
     assert (S.uf[0, unit, HP_MAX], S.uf[0, unit, DAMAGE], S.uf[0, unit, ARMOR], S.uf[0, unit, BOUNTY_GOLD]) == \
-        (hp, damage, armor, gold), f"unit {unit} is not a {row} creep"
+        (creep.hp, creep.damage, creep.armor, creep.gold), f"unit {unit} is not a {row} creep"
 
 
 def first_wave(game: GameBatch) -> list:
@@ -272,7 +272,7 @@ def first_blow(game: GameBatch, target: int) -> float:
 def test_lane_creeps_deal_a_quarter_of_their_damage_to_buildings_and_siege_creeps_all_of_it(row):
     """A Radiant creep's first blow on Dire's tier-1 mid tower (armor 12) is its damage x the armor share x
     0.25 (siege: x 1.0); the same creep's blow on a Dire creep given the same armor is damage x the share."""
-    expected_through_armor = CREEPS[row][1] * armor_share(12.0)
+    expected_through_armor = CREEPS[row].damage * armor_share(12.0)
 
     game = new_game("1v1")
     clear_creeps(game)

@@ -16,7 +16,7 @@ from fivestack.game.layout import (
     A_ATTACK, ALIVE, DENIES, DIRE, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, G_RUNE0, GOLD, HP, HP_MAX,
     INVALID_ACTIONS, LAST_HITS, LEVEL, ORDER, O_ATTACK, RADIANT, RESPAWN, X, XP, Y,
 )
-from fivestack.game.patch import CREEPS, C_GOLD, C_XP, Rules
+from fivestack.game.patch import CREEPS, Rules
 
 RULES = Rules()
 PASSIVE_GOLD_PER_STEP = RULES.passive_gold * FRAMES_PER_STEP / FRAMES_PER_SECOND  # 1.5 gold/s for 4 frames
@@ -53,7 +53,7 @@ def test_creep_experience_is_split_among_living_allied_heroes_within_1300():
     game.state.hf[G, 3, RESPAWN] = 100.0
     creep = last_hit(game, DIRE)
     assert game.state.ui[G, creep, ALIVE] == 0
-    share = CREEPS["melee"][C_XP] / 2
+    share = CREEPS["melee"].xp / 2
     xp = game.state.hf[G, :4, XP]
     assert xp[0] == pytest.approx(share) and xp[1] == pytest.approx(share)
     assert xp[2] == 0.0 and xp[3] == 0.0
@@ -63,7 +63,7 @@ def test_creep_experience_is_split_among_living_allied_heroes_within_1300():
 def test_level_thresholds(level):
     """Level L to L + 1 takes 200 + 100 (L - 1) experience: a kill that brings the total exactly to the
     threshold levels the hero up, one half point short does not."""
-    creep_xp = CREEPS["melee"][C_XP]
+    creep_xp = CREEPS["melee"].xp
     for short, expected in ((0.5, level), (0.0, level + 1)):
         game = new_game()
         isolate(game, BULWARK)
@@ -94,7 +94,7 @@ def test_last_hit_pays_the_creeps_bounty_to_the_killer_only(kind):
     disarm(game, 1)
     last_hit(game, DIRE, kind)
     gold = game.state.hf[G, :2, GOLD]
-    assert gold[0] == pytest.approx(CREEPS[kind][C_GOLD] + PASSIVE_GOLD_PER_STEP)
+    assert gold[0] == pytest.approx(CREEPS[kind].gold + PASSIVE_GOLD_PER_STEP)
     assert gold[1] == pytest.approx(PASSIVE_GOLD_PER_STEP)
     assert game.state.hi[G, BULWARK, LAST_HITS] == 1
 
@@ -137,7 +137,7 @@ def test_destroyed_building_pays_its_bounty_to_every_enemy_hero():
     see(game)
     run(game, 1, action(BULWARK, A_ATTACK, tower))
     assert S.ui[G, tower, ALIVE] == 0
-    bounty = CREEPS["tier1"][C_GOLD]
+    bounty = CREEPS["tier1"].gold
     assert S.hf[G, :5, GOLD] == pytest.approx([bounty + PASSIVE_GOLD_PER_STEP] * 5)
     assert S.hf[G, DIRE_BULWARK, GOLD] == pytest.approx(PASSIVE_GOLD_PER_STEP)
 
@@ -170,7 +170,7 @@ def test_deny_gives_no_gold_and_halves_the_enemys_experience():
     assert S.hi[G, BULWARK, DENIES] == 1 and S.hi[G, BULWARK, LAST_HITS] == 0
     assert S.hf[G, BULWARK, GOLD] == pytest.approx(PASSIVE_GOLD_PER_STEP)
     assert S.hf[G, BULWARK, XP] == 0.0
-    assert S.hf[G, DIRE_BULWARK, XP] == pytest.approx(CREEPS["melee"][C_XP] / 2)
+    assert S.hf[G, DIRE_BULWARK, XP] == pytest.approx(CREEPS["melee"].xp / 2)
 
 
 @pytest.mark.parametrize("health, allowed", [(0.49, True), (0.5, False), (0.9, False)])
