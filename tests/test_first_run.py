@@ -106,7 +106,10 @@ def test_the_readme_first_run_works_on_a_fresh_folder(tmp_path):
     assert replay.header["policy"] == {"radiant": True, "dire": False}
     assert replay.summary["outcome"] in ("win", "truncated") and replay.summary["duration_minutes"] <= 1.0
     assert replay.n_steps == replay.summary["timesteps"] > 0
-    assert ("truncated" in out) == (replay.summary["outcome"] == "truncated")
+    result = (f"{replay.summary['winner'].capitalize()} wins" if replay.summary["outcome"] == "win"
+              else "Truncated at the time limit")
+    assert out.startswith(f"{result} after {replay.summary['duration_minutes']:.1f} game minutes")
+    assert f"Replay saved to {option(play, '--replay')}" in out
 
     # view: the server prints its address, serves the replay it was given, and the page draws it in Chromium
     proc = subprocess.Popen([*CLI, *view[1:], "--no-browser", "--port", "0"], cwd=tmp_path, env=CHILD_ENV,
