@@ -1,7 +1,9 @@
-"""The README's data tables are generated from the code, and must stay in step with it.
+"""The README and its pages in ``docs/`` stay true to the code: generated tables, links, the CI commands.
 
-Each table sits between ``<!-- BEGIN generated:NAME -->`` and ``<!-- END generated:NAME -->`` in README.md.
-After changing the patch data, the spaces or the reward events, rewrite them with
+The hero, ability, item, observation, action and reward-event tables are generated from the code. Each sits
+between ``<!-- BEGIN generated:NAME -->`` and ``<!-- END generated:NAME -->`` in one of the documents
+(``docs/game.md`` and ``docs/env.md`` today). After changing the patch data, the spaces or the reward events,
+rewrite them with
 
     python tests/test_readme.py --write
 """
@@ -20,7 +22,9 @@ from fivestack.game.patch import (
     Item,
 )
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]  # where generated tables may live
 TARGETS = {layout.T_NONE: "no target", layout.T_POINT: "point", layout.T_UNIT: "unit",
            layout.T_UNIT_OFFSET: "unit + offset"}
 AFFECTS = {1: "enemies", 2: "allies", 3: "self"}
@@ -186,10 +190,12 @@ def render(text: str) -> str:
 
 
 def test_generated_tables_are_up_to_date():
-    text = README.read_text(encoding="utf-8")
-    names = [m.group(2) for m in BLOCK.finditer(text)]
-    assert sorted(names) == sorted(TABLES), "every generated table appears once in README.md"
-    assert render(text) == text, "README.md is out of date: run `python tests/test_readme.py --write`"
+    names = []
+    for path in DOCUMENTS:
+        text = path.read_text(encoding="utf-8")
+        names += [m.group(2) for m in BLOCK.finditer(text)]
+        assert render(text) == text, f"{path.relative_to(ROOT)} is out of date: run `python tests/test_readme.py --write`"
+    assert sorted(names) == sorted(TABLES), "every generated table appears exactly once in README.md and docs/*.md"
 
 
 def test_tables_cover_the_data():
@@ -213,9 +219,38 @@ def test_quick_start_is_exactly_the_ci_commands():
     assert ci_commands == commands
 
 
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def heading_anchors(markdown: str) -> set[str]:
+    """The anchors a Markdown renderer gives the headings (GitHub's rule: lower case, punctuation dropped, spaces
+    to hyphens), fenced code skipped."""
+    text = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    return {re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            for m in re.finditer(r"^#{1,6} (.+)$", text, re.M)}
+
+
+def test_every_relative_link_and_picture_points_at_something():
+    """Moving a section to docs/ (or a file elsewhere) must not leave a link or a picture pointing nowhere."""
+    broken = []
+    for doc in DOCUMENTS:
+        text = doc.read_text(encoding="utf-8")
+        for target in LINK.findall(re.sub(r"```.*?```", "", text, flags=re.S)):
+            if re.match(r"[a-z]+:", target):
+                continue  # http(s) and mailto links: nothing local to check
+            path, _, anchor = target.partition("#")
+            file = (doc.parent / path).resolve() if path else doc
+            if not file.exists():
+                broken.append(f"{doc.relative_to(ROOT)}: {target} (no such file)")
+            elif anchor and file.suffix == ".md" and anchor not in heading_anchors(file.read_text(encoding="utf-8")):
+                broken.append(f"{doc.relative_to(ROOT)}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--write"]:
-        README.write_text(render(README.read_text(encoding="utf-8")), encoding="utf-8")
+        for path in DOCUMENTS:
+            path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
     else:
         for name, make in TABLES.items():
             print(f"## {name}\n{make()}\n")

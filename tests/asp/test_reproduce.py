@@ -28,6 +28,7 @@ def test_hallway_random_alice_is_ahead_of_policy_gradient_early():
     assert np.mean(ra["success"]["mean"][1:]) > np.mean(pg["success"]["mean"][1:])
 
 
+@pytest.mark.slow
 def test_cli_reproduce_writes_json_and_png(tmp_path):
     result = CliRunner().invoke(app, ["asp", "reproduce", "hallway", "--seeds", "2", "--episodes", "4000",
                                       "--methods", "self_play,target_only", "--out", str(tmp_path)])

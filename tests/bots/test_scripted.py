@@ -162,6 +162,7 @@ def test_hurt_hero_retreats_and_heals():
     assert d1 < d0 - 800 or used_item, (d0, d1)  # walked home, or drank / portalled
 
 
+@pytest.mark.slow
 def test_heroes_cast_abilities_and_use_portals():
     game = GameBatch(4)
     game.reset(np.arange(4) + 21)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 SCRIPT = r"""
 import hashlib, sys
@@ -32,6 +33,7 @@ def run(seed: int, steps: int = 600) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_same_seed_same_game_across_processes():
     first, second = run(11), run(11)
     assert first == second

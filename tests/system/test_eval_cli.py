@@ -25,6 +25,7 @@ def run_dir(tmp_path_factory):
     return runner.run_dir
 
 
+@pytest.mark.slow
 def test_eval_rates_the_latest_version_and_writes_json(run_dir):
     result = CliRunner().invoke(app, ["eval", str(run_dir), "--games", "4", "--against", "random,0"])
     assert result.exit_code == 0, result.output
