@@ -77,7 +77,7 @@ class PPOConfig:
     value_weight: float = 1.0
     win_weight: float = 0.1  # auxiliary win-probability head (a small weight, as in the paper)
     gae_lambda: float = 0.95
-    horizon_seconds: float = 180.0  # paper (gamma 0.9993); 30 s was measured no better in 1v1 (README, Train)
+    horizon_seconds: float = 180.0  # paper (gamma 0.9993); 30 s was measured no better in 1v1 (docs/learning.md)
     team_spirit_start: float = 0.3
     team_spirit_end: float = 0.8
     team_spirit_versions: int = 2000  # versions over which team spirit anneals start -> end
@@ -93,7 +93,7 @@ class PPOConfig:
     teacher: str = ""
     teacher_weight: float = 1.0
     teacher_weight_end: float = 0.0
-    teacher_versions: int = 150  # 1v1, 5M agent-steps: 60 (to 0) fell back into the stand-off by 3M (README)
+    teacher_versions: int = 150  # 1v1, 5M agent-steps: 60 (to 0) fell back into the stand-off by 3M (docs/learning.md)
 
 
 @dataclass
