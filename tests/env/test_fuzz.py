@@ -35,7 +35,8 @@ def garbage_actions(rng: np.random.Generator, valid: np.ndarray, step: int):
 
 
 def check_invariants(env: BatchedEnv, obs) -> None:
-    uf, ui, hf, hi, items = env.game.state[:5]
+    S = env.game.state
+    uf, ui, hf, hi, items = S.uf, S.ui, S.hf, S.hi, S.items
     alive = ui[..., ALIVE] != 0
     hp, hp_max = uf[..., HP], uf[..., HP_MAX]
     assert np.all(hp[alive] >= 0.0) and np.all(hp[alive] <= hp_max[alive] + 1e-3)
