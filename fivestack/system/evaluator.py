@@ -180,6 +180,8 @@ class RatingEvaluator:
 
     # ------------------------------------------------------------------ agents
     def agent(self, name: str, seed: int) -> AgentFactory:
+        """A reference of this ladder by name: ``vVERSION`` is a version of this run (``policies``, else the pool
+        folder); any other name is an agent spec (``fivestack.system.agents.build_agent``: the bots)."""
         if name in self.policies:
             policy = self.policies[name]
             return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
