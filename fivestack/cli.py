@@ -121,7 +121,8 @@ def play(
 ) -> None:
     """Play full games between two agents, print the result and a summary, and optionally save replays."""
     from fivestack.game.engine import GameConfig
-    from fivestack.play import AgentUnavailable, check_agent, check_mode, play_match, replay_paths
+    from fivestack.play import check_mode, play_match, replay_paths
+    from fivestack.system.agents import AgentUnavailable, check_agent
 
     try:
         check_agent(radiant)
@@ -228,7 +229,8 @@ def eval_command(
     import json
 
     from fivestack.system.controller import CheckpointError, latest_checkpoint, load_checkpoint
-    from fivestack.system.evaluator import RatingEvaluator, load_run_policy, version_name, wilson_interval
+    from fivestack.system.agents import load_run_policy
+    from fivestack.system.evaluator import RatingEvaluator, version_name, wilson_interval
 
     if games is not None and games < 1:
         _fail(f"--games must be at least 1, got {games}")

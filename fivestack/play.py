@@ -4,6 +4,9 @@ The games run together in one ``BatchedEnv``; each game is played to its end (an
 decided, or the time limit truncates it). Game ``i`` gets the env seed ``seed + i``; the Radiant agent is built
 with seed ``2 * seed`` and the Dire agent with ``2 * seed + 1``, so a match is a pure function of its
 arguments. With ``replay`` set, every game is recorded (``fivestack.viewer.replay``) and saved.
+
+Agents are named and built by ``fivestack.system.agents.build_agent`` (a bot or ``RUN:VERSION``) and the games
+are played by its ``play_to_end``, the match loop the evaluator uses too.
 """
 
 from __future__ import annotations
@@ -14,17 +17,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from fivestack.bots.agents import AGENTS, make_agent, play_step
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import MODES, GameConfig
-from fivestack.system.evaluator import PolicyTeamAgent, is_run_agent, load_run_policy, parse_run_agent
+from fivestack.system.agents import TEAMS, AgentUnavailable, Seat, build_agent, check_agent, play_to_end
 from fivestack.viewer.replay import ReplayRecorder, game_summary
-
-TEAMS = ("radiant", "dire")
-
-
-class AgentUnavailable(RuntimeError):
-    """An agent name is known but the agent cannot be built in this installation."""
 
 
 @dataclass
@@ -70,20 +66,6 @@ class MatchResult:
         return out
 
 
-def check_agent(name: str) -> str:
-    """``name`` if it is a known bot or a run's version (``RUN:VERSION``), else a ``ValueError`` that says what
-    is accepted."""
-    if name in AGENTS:
-        return name
-    if ":" in name or "/" in name:
-        parse_run_agent(name)  # a malformed version is its own error
-        if is_run_agent(name):
-            return name
-        raise ValueError(f"{name!r} is not a run folder (no config.toml); give RUN:VERSION, e.g. runs/NAME:1200")
-    raise ValueError(f"unknown agent {name!r}; choose one of: {', '.join(sorted(AGENTS))}, or RUN:VERSION "
-                     f"(a trained version, e.g. runs/NAME:1200)")
-
-
 def check_mode(mode: str) -> str:
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of: {', '.join(sorted(MODES))}")
@@ -103,17 +85,6 @@ def replay_paths(path: str | Path, n_games: int) -> list[Path]:
     else:
         stem, ext = name, ""
     return [path.with_name(f"{stem}-{i}{ext}") for i in range(n_games)]
-
-
-def _build_agent(name: str, team: int, seed: int, mode: str = "5v5"):
-    if is_run_agent(name):  # a trained policy: RUN:VERSION
-        policy, config, _ = load_run_policy(name)
-        return PolicyTeamAgent(team, policy, mode, seed, decision_steps=config.rollout.decision_steps)
-    try:
-        return make_agent(check_agent(name), team, seed)
-    except ImportError as e:
-        raise AgentUnavailable(f"agent {name!r} cannot be built in this installation ({e}); "
-                               f"use another agent, e.g. --{TEAMS[team]} random") from None
 
 
 def play_match(
@@ -137,26 +108,25 @@ def play_match(
         raise ValueError(f"n_games must be at least 1, got {n_games}")
     check_agent(radiant)
     check_agent(dire)
-    agents = (_build_agent(radiant, 0, 2 * seed, config.mode), _build_agent(dire, 1, 2 * seed + 1, config.mode))
+    agents = (build_agent(radiant, 0, 2 * seed, config.mode), build_agent(dire, 1, 2 * seed + 1, config.mode))
     env = BatchedEnv(n_games, config)
     env.reset(seed)
     paths = replay_paths(replay, n_games) if replay is not None else []
     recorders = [ReplayRecorder(env, g, seed=seed + g, players={"radiant": radiant, "dire": dire}, agents=agents)
                  for g in range(len(paths))]
     limit = config.max_seconds
-    timesteps = np.zeros(n_games, np.int64)
+
+    def after_step(finished: np.ndarray) -> None:
+        for recorder in recorders:
+            recorder.record()
+        if progress is not None:
+            played = np.where(finished, limit, np.minimum(env.game.seconds, limit))
+            progress(float(played.mean()) / 60.0)
+
+    everyone = np.arange(n_games)
     try:
-        while True:
-            timesteps += env.game.done == 0
-            play_step(env, *agents)
-            for recorder in recorders:
-                recorder.record()
-            done = env.game.done != 0
-            if progress is not None:
-                played = np.where(done, limit, np.minimum(env.game.seconds, limit))
-                progress(float(played.mean()) / 60.0)
-            if done.all():
-                break
+        played = play_to_end(env, [Seat(agents[0], 0, everyone), Seat(agents[1], 1, everyone)], after_step,
+                             ask_finished_games=True)
     except KeyboardInterrupt:
         for recorder, path in zip(recorders, paths):
             recorder.save(path)
@@ -164,7 +134,7 @@ def play_match(
     result = MatchResult(radiant=radiant, dire=dire, config=config, seed=seed)
     for g in range(n_games):
         summary = game_summary(env.game, g)
-        summary["timesteps"] = int(timesteps[g])
+        summary["timesteps"] = int(played.timesteps[g])
         path = None
         if recorders:
             assert recorders[g].n_steps == summary["timesteps"]

@@ -1,5 +1,9 @@
-"""The random agent: uniform over the *available* primary actions, then a uniform valid target, delay and
-offsets. It is the zero of the TrueSkill scale, so it must never waste its turn on an invalid action."""
+"""A sampler of the env's action masks: uniform over the *available* primary actions (``primary_mask``), then a
+uniform target the mask allows, and uniform delay and offsets, for any heroes at once.
+
+It is a test and benchmark tool that needs nothing but observations (``benchmarks/sim_speed.py``, the env's
+determinism and fuzz tests, the golden trace), not a team agent: the "random" of matches and the zero of the
+TrueSkill scale is ``fivestack.bots.agents.RandomTeamAgent`` (the engine-level ``bots.random_team.RandomTeam``)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
-"""The engine-level random team (unit-index actions): the reference at the bottom of every rating scale.
+"""The random team (unit-index actions): the reference at the bottom of every rating scale, and the "random" of
+``fivestack play``, the evaluator and ``benchmarks/bot_matches.py`` (as a team agent:
+``fivestack.bots.agents.RandomTeamAgent``).
 
 Every step each hero takes a primary action chosen uniformly among those *available* now
 (``kernels.primary_available``) and, when that action needs a unit target, a target chosen uniformly among
 the units that are valid for it (``kernels.valid_target``); a targeted action with no valid target is not
 offered. Delay and offsets are uniform. Actions are in engine space (targets are unit indices), so the
-random team plugs straight into ``GameBatch.step``. (``fivestack.bots.random_agent.RandomAgent`` is the same
-agent in env space, drawing from the env's masks.)
+random team plugs straight into ``GameBatch.step``. (``fivestack.bots.random_agent.RandomAgent`` draws the
+same kind of actions from the env's masks; it serves tests and benchmarks that have only observations.)
 
 A random hero may still be counted an invalid action now and then: when two heroes of a team draw the
 team-wide glyph in the same step, the second finds it spent, and a delay of 1-3 frames lets the state move

@@ -8,8 +8,9 @@ TrueSkill ratings against a pool of frozen references (``fivestack.system.rating
                         the runner submits versions and polls for ratings (JSON messages only).
 
 Every match plays half its games as Radiant and half as Dire, all of them at once in one batched env
-(``play_games``). ``evaluate`` counts wins only (a draw, a game the time limit ended, counts 0) and reports the
-draw share beside the win rate; TrueSkill ratings take a draw as a draw (score 0.5).
+(``play_games``, on the one match loop ``fivestack.system.agents.play_to_end``; agents are built by
+``fivestack.system.agents.build_agent``). ``evaluate`` counts wins only (a draw, a game the time limit ended,
+counts 0) and reports the draw share beside the win rate; TrueSkill ratings take a draw as a draw (score 0.5).
 """
 
 from __future__ import annotations
@@ -26,17 +27,16 @@ from typing import Callable
 import numpy as np
 import torch
 
-from fivestack.bots.agents import TeamAgent, make_agent
+from fivestack.bots.agents import TeamAgent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.game.layout import ACTIVE, DEATHS, DENIES, HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH
-from fivestack.model.policy import ALL_GROUPS, Policy, PolicyConfig
-from fivestack.system.inference import Inference, initial_state
+from fivestack.model.policy import Policy
+from fivestack.system.agents import (  # noqa: F401 (load_run_policy, PolicyTeamAgent: also read from here)
+    TEAM_STATS, PolicyTeamAgent, Seat, build_agent, load_run_policy, play_to_end,
+)
 from fivestack.system.config import TrainConfig, from_dict
-from fivestack.system.messages import InferenceRequest, InferenceResult
 from fivestack.system.pool import OpponentPool
 from fivestack.system.rating import RANDOM, SIGMA0, Rating, ReferencePool
-from fivestack.system.rollout import active_heroes, team_view
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -50,87 +50,7 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-class PolicyTeamAgent:
-    """A team driven by a policy, with the TeamAgent interface (``act(env) -> (games, 5, 5)``).
-
-    ``act(env, games)`` runs the policy for the listed games only (the others get no-ops, and their LSTM state
-    stays as it was): a wide evaluation gives each agent just the games where it plays this side and that are
-    still running. ``greedy`` plays each action head's most likely choice instead of sampling. The policy
-    decides every ``decision_steps`` timesteps of a game, as it was trained (``rollout.decision_steps``); in
-    between its heroes keep their orders (no-ops)."""
-
-    def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0, greedy: bool = False,
-                 decision_steps: int = 1):
-        self.team = team
-        self.decision_steps = decision_steps
-        self.steps_played = None  # (games,) timesteps each game has been played
-        self.inference = Inference(policy, seed, greedy=greedy)
-        self.mode = mode
-        self.heroes = active_heroes(mode)[team]
-        self.k = len(self.heroes)
-        self.state = None
-        self.first = None
-        # The policy's outputs for the last ``act`` call (value, win probability, actions per active hero, for the
-        # games it acted for), kept so that a replay can record what the agents thought.
-        self.last_result: InferenceResult | None = None
-
-    def act(self, env: BatchedEnv, games: np.ndarray | None = None) -> np.ndarray:
-        n = env.n_games
-        if self.state is None or self.first.shape[0] != n:
-            self.state = initial_state(n * self.k, self.inference.policy.config.lstm_size)
-            self.first = np.ones(n, np.float32)
-            self.steps_played = np.zeros(n, np.int64)
-        out = np.zeros((n, HEROES_PER_TEAM, 5), np.int64)
-        out[..., 2] = -1
-        rows = np.arange(n) if games is None else np.asarray(games, np.int64).reshape(-1)
-        deciding = self.steps_played[rows] % self.decision_steps == 0
-        self.steps_played[rows] += 1
-        rows = rows[deciding]
-        m = rows.size
-        if m == 0:
-            return out
-        obs = env.obs if m == n else {name: env.obs[name][rows] for name in ALL_GROUPS}
-        view = team_view(obs, active_heroes(self.mode))
-        mine = {name: arr.reshape(m, 2, *arr.shape[1:])[:, self.team] for name, arr in view.items()}
-        slots = np.tile(self.heroes, (m, 1)).astype(np.int64)
-        if m == n:
-            state, first = self.state, self.first
-        else:
-            lstm_rows = (rows[:, None] * self.k + np.arange(self.k)).reshape(-1)
-            state, first = (self.state[0][lstm_rows], self.state[1][lstm_rows]), self.first[rows]
-        result = self.inference(InferenceRequest(mine, slots, state, first))
-        if m == n:
-            self.state = result.state
-        else:
-            self.state[0][lstm_rows], self.state[1][lstm_rows] = result.state
-        self.first[rows] = 0.0
-        self.last_result = result
-        out[np.ix_(rows, self.heroes - self.team * HEROES_PER_TEAM)] = result.actions
-        return out
-
-
 AgentFactory = Callable[[int], TeamAgent]  # side (0 Radiant, 1 Dire) -> the team agent for that side
-
-
-TEAM_STATS = ("kills", "deaths", "last_hits", "denies", "net_worth", "level")
-"""What a match reports of each team at the end of each game: hero kills, deaths, last hits, denies and net worth
-summed over the team's heroes, and their mean level. They say *how* a game was won or lost (a team that loses on
-farm has few last hits and a low net worth), which a win rate alone does not."""
-
-
-def team_stats(game, teams: np.ndarray) -> dict[str, np.ndarray]:
-    """``TEAM_STATS`` in every game of a ``GameBatch`` of the team ``teams[g]`` (0 Radiant, 1 Dire) of game g:
-    name -> (games,)."""
-    hero_floats, hero_ints = game.state.hf, game.state.hi
-    games = np.arange(teams.size)[:, None]
-    heroes = teams[:, None] * HEROES_PER_TEAM + np.arange(HEROES_PER_TEAM)  # (games, 5)
-    active = hero_ints[games, heroes, ACTIVE] != 0
-    summed = {"kills": KILLS, "deaths": DEATHS, "last_hits": LAST_HITS, "denies": DENIES}
-    stats = {name: (hero_ints[games, heroes, column] * active).sum(axis=1).astype(float)
-             for name, column in summed.items()}
-    stats["net_worth"] = (hero_floats[games, heroes, NET_WORTH] * active).sum(axis=1).astype(float)
-    stats["level"] = (hero_ints[games, heroes, LEVEL] * active).sum(axis=1) / np.maximum(active.sum(axis=1), 1)
-    return {name: stats[name] for name in TEAM_STATS}
 
 
 @dataclass
@@ -159,14 +79,6 @@ class GameResults:
         return np.where(self.draws, 0.5, self.wins.astype(float))
 
 
-def _act(agent: TeamAgent, env: BatchedEnv, games: np.ndarray) -> np.ndarray:
-    """The agent's actions for all games; a policy only computes those it is asked for."""
-    if isinstance(agent, PolicyTeamAgent):
-        return agent.act(env, games)
-    return agent.act(env)
-
-
-@torch.no_grad()
 def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
                seed: int = 0) -> GameResults:
     """Play ``games`` full games of A against B in one batched env: games ``0 .. n_a - 1`` (``n_a`` = half,
@@ -181,35 +93,13 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
     base = seed * 10_000
     env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds))
     env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64))
-    # agents[(who, side)]: who 0 = A, 1 = B; only those that play somewhere
-    agents = {}
+    seats = []  # only the agents that play somewhere, built in this order: A Radiant, B Radiant, A Dire, B Dire
     for side in (0, 1):
-        a_plays = np.flatnonzero(a_side == side)
-        b_plays = np.flatnonzero(a_side != side)
-        if a_plays.size:
-            agents[0, side] = (agent_a(side), a_plays)
-        if b_plays.size:
-            agents[1, side] = (agent_b(side), b_plays)
-    winner = np.full(games, -1, np.int64)
-    minutes = np.zeros(games)
-    finished = np.zeros(games, bool)
-    actions = np.zeros((games, 2 * HEROES_PER_TEAM, 5), np.int64)
-    while not finished.all():
-        actions[:] = 0
-        actions[..., 2] = -1
-        for (_, side), (agent, plays) in agents.items():
-            rows = plays[~finished[plays]]
-            if rows.size == 0:
-                continue
-            team = slice(side * HEROES_PER_TEAM, (side + 1) * HEROES_PER_TEAM)
-            actions[rows, team] = _act(agent, env, rows)[rows]
-        _, _, terminated, truncated, info = env.step(actions)
-        ended = (terminated | truncated) & ~finished
-        winner[ended] = np.where(truncated[ended], -1, info["winner"][ended])
-        minutes[ended] = info["seconds"][ended] / 60.0
-        finished |= ended
-    # a finished game is never restarted, so its state still holds the end-of-game figures
-    return GameResults(a_side, winner, minutes, team_stats(env.game, a_side), team_stats(env.game, 1 - a_side))
+        for factory, plays in ((agent_a, np.flatnonzero(a_side == side)), (agent_b, np.flatnonzero(a_side != side))):
+            if plays.size:
+                seats.append(Seat(factory(side), side, plays))
+    played = play_to_end(env, seats)
+    return GameResults(a_side, played.winner, played.minutes, played.stats_of(a_side), played.stats_of(1 - a_side))
 
 
 def play_scores(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
@@ -255,7 +145,8 @@ def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: 
     decides every ``decision_steps`` timesteps, as it was trained."""
     start = time.monotonic()
     result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy, decision_steps),
-                        lambda side: make_agent(opponent, side, seed + 1 + 2 * side), games, mode, max_seconds, seed)
+                        lambda side: build_agent(opponent, side, seed + 1 + 2 * side, mode), games, mode, max_seconds,
+                        seed)
     seconds = time.monotonic() - start
     wins, draws = int(result.wins.sum()), int(result.draws.sum())
     low, high = wilson_interval(wins, games)
@@ -265,52 +156,6 @@ def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: 
     return EvalResult(opponent, games, wins, wins / games, (low, high), draws, draws / games,
                       float(result.minutes.mean()), seconds, greedy, int(radiant.sum()),
                       int(result.wins[radiant].sum()), stats)
-
-
-def parse_run_agent(spec: str) -> tuple[Path, int | None]:
-    """``RUN:VERSION`` / ``RUN:latest`` / ``RUN`` -> (run folder, version or None for the latest)."""
-    run, sep, version = spec.rpartition(":")
-    if not sep or not version or "/" in version:
-        run, version = spec, "latest"
-    if version == "latest":
-        return Path(run), None
-    if not version.isdigit():
-        raise ValueError(f"agent {spec!r}: the version after ':' must be a number or 'latest', e.g. runs/NAME:1200")
-    return Path(run), int(version)
-
-
-def is_run_agent(spec: str) -> bool:
-    run, _ = parse_run_agent(spec) if ":" in spec else (Path(spec), None)
-    return (run / "config.toml").is_file()
-
-
-def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
-    """The policy of a run's version: its pool snapshot, else its checkpoint; the latest checkpoint if no
-    version is given. Errors name what is missing and what exists."""
-    from fivestack.system.config import load_config
-    from fivestack.system.controller import latest_checkpoint, load_checkpoint
-
-    run, version = parse_run_agent(spec)
-    if not (run / "config.toml").is_file():
-        raise ValueError(f"agent {spec!r}: {run} is not a run folder (no config.toml); give RUN:VERSION, e.g. "
-                         f"runs/NAME:1200, or a bot name")
-    config = load_config(run / "config.toml")
-    pool = OpponentPool(config.pool, run / "pool")
-    checkpoints = {int(p.name): p for p in (run / "checkpoints").glob("[0-9]*") if p.name.isdigit()}
-    if version is None:
-        path = latest_checkpoint(run)
-        weights, version = load_checkpoint(path)[0], int(path.name)
-    elif pool.path_of(version).is_file():
-        weights = pool.weights(version)
-    elif version in checkpoints:
-        weights = load_checkpoint(checkpoints[version])[0]
-    else:
-        known = sorted(set(checkpoints) | {int(p.stem) for p in pool.directory.glob("*.safetensors")})
-        raise ValueError(f"agent {spec!r}: run {run} has no version {version}; versions stored: "
-                         f"{', '.join(map(str, known)) or 'none'}")
-    policy = Policy(config.policy)
-    policy.load_state_dict(weights)
-    return policy.eval(), config, version
 
 
 def version_name(version: int) -> str:
@@ -335,6 +180,8 @@ class RatingEvaluator:
 
     # ------------------------------------------------------------------ agents
     def agent(self, name: str, seed: int) -> AgentFactory:
+        """A reference of this ladder by name: ``vVERSION`` is a version of this run (``policies``, else the pool
+        folder); any other name is an agent spec (``fivestack.system.agents.build_agent``: the bots)."""
         if name in self.policies:
             policy = self.policies[name]
             return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
@@ -343,7 +190,7 @@ class RatingEvaluator:
             policy = self.load_version(int(name[1:]))
             return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
                                                 decision_steps=self.config.rollout.decision_steps)
-        return lambda side: make_agent(name, side, seed)
+        return lambda side: build_agent(name, side, seed, self.mode)
 
     def load_version(self, version: int) -> Policy:
         policy = Policy(self.config.policy)

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from fivestack.cli import app
 from fivestack.system.config import load_config
-from fivestack.system.evaluator import load_run_policy
+from fivestack.system.agents import load_run_policy
 from fivestack.system.serial import SerialRunner
 
 

@@ -1,0 +1,273 @@
+"""One way to build a team agent from its name, and one way to play games between two of them.
+
+    build_agent(spec, team, seed, mode)   a team agent from a spec string:
+                                            "random", "scripted", "scripted-weak"  a bot (fivestack.bots.agents)
+                                            RUN:VERSION, RUN:latest or RUN      a trained version of a run folder
+                                                                                (its pool snapshot or checkpoint)
+    check_agent(spec)                     the same checks without loading anything (for a CLI, before it plays)
+    play_to_end(env, seats)               plays every game of a BatchedEnv to its end; per game: the winner, the
+                                          length, and each team's TEAM_STATS when it ended
+
+A team agent acts for the five heroes of one team: ``act(env, games=None) -> int64 (n_games, 5, 5)``, in env
+action space (unit targets are slots of its team's observation). ``games`` lists the games it is asked for;
+a bot acts in every game anyway (its other rows are ignored), a ``PolicyTeamAgent`` runs its network on
+those games only, so that one forward pass serves all of its games and none is spent on a finished game.
+
+``fivestack play`` (``fivestack.play``) and the evaluator (``fivestack.system.evaluator``) both build their
+agents and play their games here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import torch
+
+from fivestack.bots.agents import AGENTS as BOTS
+from fivestack.bots.agents import TeamAgent, make_agent
+from fivestack.env.batched import BatchedEnv
+from fivestack.game.layout import ACTIVE, DEATHS, DENIES, HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH
+from fivestack.model.policy import ALL_GROUPS, Policy
+from fivestack.system.config import TrainConfig
+from fivestack.system.inference import Inference, initial_state
+from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.system.pool import OpponentPool
+from fivestack.system.rollout import active_heroes, team_view
+
+TEAMS = ("radiant", "dire")
+RUN_EXAMPLE = "runs/NAME:1200"
+
+
+class AgentUnavailable(RuntimeError):
+    """An agent name is known but the agent cannot be built in this installation."""
+
+
+# ====================================================================== a trained policy as a team agent
+class PolicyTeamAgent:
+    """A team driven by a policy, with the TeamAgent interface (``act(env, games=None) -> (games, 5, 5)``).
+
+    ``act(env, games)`` runs the policy for the listed games only (the others get no-ops, and their LSTM state
+    stays as it was): a wide evaluation gives each agent just the games where it plays this side and that are
+    still running. ``greedy`` plays each action head's most likely choice instead of sampling. The policy
+    decides every ``decision_steps`` timesteps of a game, as it was trained (``rollout.decision_steps``); in
+    between its heroes keep their orders (no-ops)."""
+
+    def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0, greedy: bool = False,
+                 decision_steps: int = 1):
+        self.team = team
+        self.decision_steps = decision_steps
+        self.steps_played = None  # (games,) timesteps each game has been played
+        self.inference = Inference(policy, seed, greedy=greedy)
+        self.mode = mode
+        self.heroes = active_heroes(mode)[team]
+        self.k = len(self.heroes)
+        self.state = None
+        self.first = None
+        # The policy's outputs for the last ``act`` call (value, win probability, actions per active hero, for the
+        # games it acted for), kept so that a replay can record what the agents thought.
+        self.last_result: InferenceResult | None = None
+
+    def act(self, env: BatchedEnv, games: np.ndarray | None = None) -> np.ndarray:
+        n = env.n_games
+        if self.state is None or self.first.shape[0] != n:
+            self.state = initial_state(n * self.k, self.inference.policy.config.lstm_size)
+            self.first = np.ones(n, np.float32)
+            self.steps_played = np.zeros(n, np.int64)
+        out = np.zeros((n, HEROES_PER_TEAM, 5), np.int64)
+        out[..., 2] = -1
+        rows = np.arange(n) if games is None else np.asarray(games, np.int64).reshape(-1)
+        deciding = self.steps_played[rows] % self.decision_steps == 0
+        self.steps_played[rows] += 1
+        rows = rows[deciding]
+        m = rows.size
+        if m == 0:
+            return out
+        obs = env.obs if m == n else {name: env.obs[name][rows] for name in ALL_GROUPS}
+        view = team_view(obs, active_heroes(self.mode))
+        mine = {name: arr.reshape(m, 2, *arr.shape[1:])[:, self.team] for name, arr in view.items()}
+        slots = np.tile(self.heroes, (m, 1)).astype(np.int64)
+        if m == n:
+            state, first = self.state, self.first
+        else:
+            lstm_rows = (rows[:, None] * self.k + np.arange(self.k)).reshape(-1)
+            state, first = (self.state[0][lstm_rows], self.state[1][lstm_rows]), self.first[rows]
+        result = self.inference(InferenceRequest(mine, slots, state, first))
+        if m == n:
+            self.state = result.state
+        else:
+            self.state[0][lstm_rows], self.state[1][lstm_rows] = result.state
+        self.first[rows] = 0.0
+        self.last_result = result
+        out[np.ix_(rows, self.heroes - self.team * HEROES_PER_TEAM)] = result.actions
+        return out
+
+
+# ====================================================================== trained versions of a run
+def parse_run_spec(spec: str) -> tuple[Path, int | None]:
+    """``RUN:VERSION`` / ``RUN:latest`` / ``RUN`` -> (run folder, version or None for the latest)."""
+    run, sep, version = spec.rpartition(":")
+    if not sep or not version or "/" in version:
+        run, version = spec, "latest"
+    if version == "latest":
+        return Path(run), None
+    if not version.isdigit():
+        raise ValueError(f"agent {spec!r}: the version after ':' must be a number or 'latest', e.g. {RUN_EXAMPLE}")
+    return Path(run), int(version)
+
+
+def is_run_spec(spec: str) -> bool:
+    """Whether ``spec`` names a run folder (one with a config.toml), with or without a version."""
+    run, _ = parse_run_spec(spec) if ":" in spec else (Path(spec), None)
+    return (run / "config.toml").is_file()
+
+
+def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
+    """The policy of a run's version: its pool snapshot, else its checkpoint; the latest checkpoint if no
+    version is given. Errors name what is missing and what exists."""
+    from fivestack.system.config import load_config
+    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+
+    run, version = parse_run_spec(spec)
+    if not (run / "config.toml").is_file():
+        raise ValueError(f"agent {spec!r}: {run} is not a run folder (no config.toml); give RUN:VERSION, e.g. "
+                         f"{RUN_EXAMPLE}, or a bot name")
+    config = load_config(run / "config.toml")
+    pool = OpponentPool(config.pool, run / "pool")
+    checkpoints = {int(p.name): p for p in (run / "checkpoints").glob("[0-9]*") if p.name.isdigit()}
+    if version is None:
+        path = latest_checkpoint(run)
+        weights, version = load_checkpoint(path)[0], int(path.name)
+    elif pool.path_of(version).is_file():
+        weights = pool.weights(version)
+    elif version in checkpoints:
+        weights = load_checkpoint(checkpoints[version])[0]
+    else:
+        known = sorted(set(checkpoints) | {int(p.stem) for p in pool.directory.glob("*.safetensors")})
+        raise ValueError(f"agent {spec!r}: run {run} has no version {version}; versions stored: "
+                         f"{', '.join(map(str, known)) or 'none'}")
+    policy = Policy(config.policy)
+    policy.load_state_dict(weights)
+    return policy.eval(), config, version
+
+
+# ====================================================================== the resolver
+def check_agent(spec: str) -> str:
+    """``spec`` if it is a bot's name or a run folder (``RUN:VERSION``), else one ``ValueError`` that says what is
+    accepted. Nothing is loaded: a missing version is found by ``build_agent``."""
+    if spec in BOTS:
+        return spec
+    if ":" in spec or "/" in spec:
+        parse_run_spec(spec)  # a malformed version is its own error
+        if is_run_spec(spec):
+            return spec
+        raise ValueError(f"{spec!r} is not a run folder (no config.toml); give RUN:VERSION, e.g. {RUN_EXAMPLE}")
+    raise ValueError(f"unknown agent {spec!r}; choose one of: {', '.join(sorted(BOTS))}, or RUN:VERSION "
+                     f"(a trained version, e.g. {RUN_EXAMPLE})")
+
+
+def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: bool = False) -> TeamAgent:
+    """The team agent ``spec`` names (see the module docstring) for ``team`` (0 Radiant, 1 Dire), seeded with
+    ``seed``. A trained version decides every ``rollout.decision_steps`` timesteps, as its run trained it, and
+    samples its actions unless ``greedy``; ``mode`` is the mode of the games it will play."""
+    check_agent(spec)
+    if spec not in BOTS:
+        policy, config, _ = load_run_policy(spec)
+        return PolicyTeamAgent(team, policy, mode, seed, greedy, decision_steps=config.rollout.decision_steps)
+    try:
+        return make_agent(spec, team, seed)
+    except ImportError as e:
+        raise AgentUnavailable(f"agent {spec!r} cannot be built in this installation ({e}); "
+                               f"use another agent, e.g. --{TEAMS[team]} random") from None
+
+
+# ====================================================================== the match loop
+TEAM_STATS = ("kills", "deaths", "last_hits", "denies", "net_worth", "level")
+"""What a match reports of each team at the end of each game: hero kills, deaths, last hits, denies and net worth
+summed over the team's heroes, and their mean level. They say *how* a game was won or lost (a team that loses on
+farm has few last hits and a low net worth), which a win rate alone does not."""
+
+
+def team_stats(game, teams: np.ndarray) -> dict[str, np.ndarray]:
+    """``TEAM_STATS`` in every game of a ``GameBatch`` of the team ``teams[g]`` (0 Radiant, 1 Dire) of game g:
+    name -> (games,)."""
+    hero_floats, hero_ints = game.state.hf, game.state.hi
+    games = np.arange(teams.size)[:, None]
+    heroes = teams[:, None] * HEROES_PER_TEAM + np.arange(HEROES_PER_TEAM)  # (games, 5)
+    active = hero_ints[games, heroes, ACTIVE] != 0
+    summed = {"kills": KILLS, "deaths": DEATHS, "last_hits": LAST_HITS, "denies": DENIES}
+    stats = {name: (hero_ints[games, heroes, column] * active).sum(axis=1).astype(float)
+             for name, column in summed.items()}
+    stats["net_worth"] = (hero_floats[games, heroes, NET_WORTH] * active).sum(axis=1).astype(float)
+    stats["level"] = (hero_ints[games, heroes, LEVEL] * active).sum(axis=1) / np.maximum(active.sum(axis=1), 1)
+    return {name: stats[name] for name in TEAM_STATS}
+
+
+@dataclass
+class Seat:
+    """``agent`` plays side ``side`` (0 Radiant, 1 Dire) in the games ``games`` of the env."""
+
+    agent: TeamAgent
+    side: int
+    games: np.ndarray
+
+
+@dataclass
+class PlayedGames:
+    """Per game of a ``play_to_end``: the winner (0 Radiant, 1 Dire, -1 none: the time limit ended it), the length
+    in game minutes, the agent timesteps it ran, and each side's ``TEAM_STATS`` when it ended
+    (``stats[side][name]`` is (games,))."""
+
+    winner: np.ndarray  # int (games,)
+    minutes: np.ndarray  # float (games,)
+    timesteps: np.ndarray  # int (games,)
+    stats: tuple[dict[str, np.ndarray], dict[str, np.ndarray]]
+
+    def stats_of(self, sides: np.ndarray) -> dict[str, np.ndarray]:
+        """Each game's ``TEAM_STATS`` of the side ``sides[g]``."""
+        return {name: np.where(sides == 0, self.stats[0][name], self.stats[1][name]) for name in TEAM_STATS}
+
+
+@torch.no_grad()
+def play_to_end(env: BatchedEnv, seats: list[Seat], on_step: Callable[[np.ndarray], None] | None = None,
+                ask_finished_games: bool = False) -> PlayedGames:
+    """Step ``env`` (already reset) until every game has ended, by a win or its time limit; finished games are
+    not restarted, so their state still holds the end-of-game figures when this returns.
+
+    Each step, every seat's agent is asked (in ``seats`` order) for its games still running and its actions there
+    are played; a game or side no seat covers gets no-ops. ``ask_finished_games`` asks each seat for all of its
+    games, finished ones too (whose actions the env ignores): ``fivestack play`` does, which keeps a trained
+    policy's random stream, and so a seeded match, as it always was. ``on_step(finished)`` is called after every
+    step with the games ended so far (bool (games,)). Deterministic: the same env seeds and agents give the same
+    games."""
+    n = env.n_games
+    winner = np.full(n, -1, np.int64)
+    minutes = np.zeros(n)
+    timesteps = np.zeros(n, np.int64)
+    finished = env.game.done != 0
+    actions = np.zeros((n, 2 * HEROES_PER_TEAM, 5), np.int64)
+    while not finished.all():
+        actions[:] = 0
+        actions[..., 2] = -1
+        for seat in seats:
+            rows = seat.games if ask_finished_games else seat.games[~finished[seat.games]]
+            if rows.size == 0:
+                continue
+            team = slice(seat.side * HEROES_PER_TEAM, (seat.side + 1) * HEROES_PER_TEAM)
+            actions[rows, team] = seat.agent.act(env, rows)[rows]
+        timesteps += ~finished
+        _, _, terminated, truncated, info = env.step(actions)
+        ended = (terminated | truncated) & ~finished
+        winner[ended] = np.where(truncated[ended], -1, info["winner"][ended])
+        minutes[ended] = info["seconds"][ended] / 60.0
+        finished |= ended
+        if on_step is not None:
+            on_step(finished)
+    sides = np.zeros(n, np.int64)
+    return PlayedGames(winner, minutes, timesteps, (team_stats(env.game, sides), team_stats(env.game, sides + 1)))
+
+
+__all__ = ["AgentUnavailable", "PlayedGames", "PolicyTeamAgent", "Seat", "TEAM_STATS", "TEAMS", "build_agent",
+           "check_agent", "is_run_spec", "load_run_policy", "parse_run_spec", "play_to_end", "team_stats"]
