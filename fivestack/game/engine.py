@@ -17,7 +17,7 @@ from fivestack.game.layout import (
     STASH,
 )
 from fivestack.game.patch import PATCH_VERSION, Patch, check_columns
-from fivestack.game.state import Data, State
+from fivestack.game.state import Data, Scratch, State
 
 MODES = {"5v5": MODE_5V5, "1v1": MODE_1V1_MID}
 
@@ -101,6 +101,7 @@ class GameBatch:
         self.n_games = n_games
         self.data = make_data(self.patch)
         self.state = new_state(n_games, self.patch.item_builds.shape[1])
+        self.scratch = Scratch(vision_sources=np.zeros((2, MAX_UNITS, 3), np.float32))
         self.mode = MODES[self.config.mode]
         self.max_frames = int(self.config.max_seconds * FRAMES_PER_SECOND)
         self.hero_types = np.zeros((n_games, N_HEROES), np.int64)
@@ -124,12 +125,12 @@ class GameBatch:
         """Start fresh games: ``seeds[i]`` for game ``which[i]`` (all games when ``which`` is None)."""
         which = np.arange(self.n_games) if which is None else np.asarray(which, dtype=np.int64).reshape(-1)
         seeds = np.broadcast_to(np.asarray(seeds, dtype=np.uint64), which.shape).astype(np.uint64)
-        kernels.reset_games(self.state, self.data, which.astype(np.int64), seeds, self.mode,
+        kernels.reset_games(self.state, self.data, self.scratch, which.astype(np.int64), seeds, self.mode,
                             int(self.config.training), self.max_frames, self.hero_types)
 
     def step(self, actions: np.ndarray | None = None) -> None:
         """One timestep (4 frames) of every running game; ``actions`` as from ``sanitize_actions``."""
-        kernels.step_games(self.state, self.data, self._noop if actions is None else actions)
+        kernels.step_games(self.state, self.data, self.scratch, self._noop if actions is None else actions)
 
     # ------------------------------------------------------------------ views
     @property

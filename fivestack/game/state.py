@@ -8,6 +8,9 @@ Each state array has a leading *game* axis; the columns of its last axis are nam
 ``fivestack.game.layout`` (``uf[g, u, HP]``, ``hi[g, h, LEVEL]``, ``gi[g, G_FRAME]``, ...). The data
 tables' columns are named in ``fivestack.game.patch`` (``hero_table[type, H_DAMAGE]``, ...), derived from
 the patch's dataclass fields. ``engine.new_state`` and ``engine.make_data`` build them.
+
+``Scratch`` is the kernels' working memory (they may not allocate arrays): not game state, so it is not
+hashed, saved or compared, and its contents between calls mean nothing.
 """
 
 from __future__ import annotations
@@ -63,3 +66,9 @@ class Data(NamedTuple):
     fountain: np.ndarray  # (2, 2) fountain positions per team
     ancient: np.ndarray  # (2, 2) ancient positions per team
     xp_table: np.ndarray  # (26,) total experience needed to pass each level
+
+
+class Scratch(NamedTuple):
+    """Working memory of the simulator kernels (the kernels call it ``W``); one per ``GameBatch``."""
+
+    vision_sources: np.ndarray  # (2, MAX_UNITS, 3) float32: per team, x, y and vision radius of its units

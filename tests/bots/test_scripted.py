@@ -193,7 +193,7 @@ def test_team_defends_its_base():
         ui[0, h, ALIVE] = 1
         uf[0, h, HP] = uf[0, h, HP_MAX]
         uf[0, h, X], uf[0, h, Y] = uf[0, t4, X] + 300 + 40 * h, uf[0, t4, Y] + 300
-    kernels.update_vision(S, game.data, 0)
+    kernels.update_vision(S, game.data, game.scratch, 0)
     before = [np.hypot(uf[0, h, X] - uf[0, t4, X], uf[0, h, Y] - uf[0, t4, Y]) for h in range(5)]
     out = new_actions(1)
     portals = 0

@@ -39,7 +39,7 @@ def test_global_and_hero_columns_are_distinct():
 
 def refresh(env: BatchedEnv) -> None:
     """Recompute vision and observations after editing the state by hand."""
-    kernels.update_vision(env.game.state, env.game.data, 0)
+    kernels.update_vision(env.game.state, env.game.data, env.game.scratch, 0)
     observation.encode(env.game.state, env.game.data, env._obs_buffers, np.array([0]))
 
 

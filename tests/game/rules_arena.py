@@ -100,7 +100,7 @@ def no_regen(game: GameBatch, *units: int) -> None:
 
 def see(game: GameBatch) -> None:
     """Recompute fog of war now (the engine does it at the end of each step) after units were moved."""
-    kernels.update_vision(game.state, game.data, G)
+    kernels.update_vision(game.state, game.data, game.scratch, G)
 
 
 def noop_actions() -> np.ndarray:

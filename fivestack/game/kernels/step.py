@@ -16,9 +16,10 @@ from fivestack.game.layout import (
 
 
 @kernel
-def step_games(S, D, actions):
+def step_games(S, D, W, actions):
     """Advance every running game by one timestep. ``actions[g, h]`` = primary, delay, target unit, ox, oy;
-    a primary of -1 marks an action the caller found malformed (counted as invalid)."""
+    a primary of -1 marks an action the caller found malformed (counted as invalid). ``W`` is the kernels'
+    working memory (``state.Scratch``)."""
     ev, gi = S.events, S.gi
     ev[:] = 0.0
     n_games = gi.shape[0]
@@ -34,13 +35,13 @@ def step_games(S, D, actions):
             frame_update(S, D, g)
             if gi[g, G_DONE] != 0:
                 break
-        finish_step(S, D, g)
+        finish_step(S, D, W, g)
 
 
 @kernel
-def reset_games(S, D, which, seeds, mode, training, max_frames, hero_types):
+def reset_games(S, D, W, which, seeds, mode, training, max_frames, hero_types):
     for i in range(which.shape[0]):
         g = which[i]
         reset_game(S, D, g, seeds[i], mode, training, max_frames, hero_types[g])
         snapshot(S, g)
-        update_vision(S, D, g)
+        update_vision(S, D, W, g)

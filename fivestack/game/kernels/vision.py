@@ -19,11 +19,16 @@ from fivestack.game.layout import (
 
 
 @kernel
-def update_vision(S, D, g):
-    """vis[g, team, u] = 1 when u is inside the vision radius of any living unit of the team."""
-    uf, ui, vis = S.uf, S.ui, S.vis
+def update_vision(S, D, W, g):
+    """vis[g, team, u] = 1 when u is inside the vision radius of any living unit of the team.
+
+    Each team's units are first gathered with their vision radius into ``W.vision_sources``, so that the test
+    of each unseen unit runs over that short contiguous list rather than over every unit slot."""
+    uf, ui, vis, sources = S.uf, S.ui, S.vis, W.vision_sources
     night = is_night(S.gi, D.rules, g)
     vis[g] = 0
+    n_radiant = 0
+    n_dire = 0
     for u in range(MAX_UNITS):
         if ui[g, u, ALIVE] == 0:
             continue
@@ -31,17 +36,24 @@ def update_vision(S, D, g):
         if team == NEUTRAL_TEAM:
             continue
         vis[g, team, u] = 1
+        k = n_radiant if team == 0 else n_dire
+        sources[team, k, 0] = uf[g, u, X]
+        sources[team, k, 1] = uf[g, u, Y]
+        sources[team, k, 2] = uf[g, u, VISION_NIGHT] if night else uf[g, u, VISION_DAY]
+        if team == 0:
+            n_radiant += 1
+        else:
+            n_dire += 1
     for team in range(2):
+        n_sources = n_radiant if team == 0 else n_dire
         for t in range(MAX_UNITS):
             if ui[g, t, ALIVE] == 0 or vis[g, team, t] != 0:
                 continue
             tx, ty = uf[g, t, X], uf[g, t, Y]
-            for s in range(MAX_UNITS):
-                if ui[g, s, ALIVE] == 0 or ui[g, s, TEAM] != team:
-                    continue
-                r = uf[g, s, VISION_NIGHT] if night else uf[g, s, VISION_DAY]
-                dx = uf[g, s, X] - tx
-                dy = uf[g, s, Y] - ty
+            for k in range(n_sources):
+                r = sources[team, k, 2]
+                dx = sources[team, k, 0] - tx
+                dy = sources[team, k, 1] - ty
                 if dx * dx + dy * dy <= r * r:
                     vis[g, team, t] = 1
                     break
@@ -58,7 +70,7 @@ def snapshot(S, g):
 
 
 @kernel
-def finish_step(S, D, g):
+def finish_step(S, D, W, g):
     """Change events, lane assignment, health history and vision at the end of a timestep."""
     uf, ui, hf, hi, gi, hp_hist, ev, prev = S.uf, S.ui, S.hf, S.hi, S.gi, S.hp_hist, S.events, S.prev_fractions
     lanes = D.lanes
@@ -97,4 +109,4 @@ def finish_step(S, D, g):
     pos = (gi[g, G_FRAME] // FRAMES_PER_STEP) % HP_HISTORY_LEN
     for u in range(MAX_UNITS):
         hp_hist[g, u, pos] = uf[g, u, HP] / uf[g, u, HP_MAX] if ui[g, u, ALIVE] != 0 and uf[g, u, HP_MAX] > 0 else 0.0
-    update_vision(S, D, g)
+    update_vision(S, D, W, g)
