@@ -32,10 +32,10 @@ NEVER = 10**8  # frames: "not for the rest of the test" (an attack that never co
 CREEP_KIND = {"melee": K_CREEP_MELEE, "ranged": K_CREEP_RANGED, "siege": K_CREEP_SIEGE}
 
 
-def new_game() -> GameBatch:
-    """One standard 5v5 game, reset with seed 0: hero i of each team is the patch's hero i."""
-    game = GameBatch(1, GameConfig())
-    game.reset(0)
+def new_game(mode: str = "5v5", seed: int = 0) -> GameBatch:
+    """One game of ``mode``, reset with ``seed``: hero i of each team is the patch's hero i."""
+    game = GameBatch(1, GameConfig(mode=mode))
+    game.reset(seed)
     return game
 
 
@@ -126,6 +126,12 @@ def run(game: GameBatch, steps: int = 1, actions: np.ndarray | None = None) -> N
     """``steps`` timesteps: ``actions`` in the first, no-ops after."""
     for i in range(steps):
         game.step(actions if i == 0 and actions is not None else noop_actions())
+
+
+def idle(game: GameBatch, steps: int) -> None:
+    """``steps`` timesteps of no-ops, in a game that must still be running after them."""
+    run(game, steps)
+    assert game.done[G] == 0, "the game ended, so the clock stopped"
 
 
 def steps_refused(game: GameBatch, h: int, limit: int = 200) -> int:

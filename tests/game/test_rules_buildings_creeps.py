@@ -11,17 +11,17 @@ next frame then does what a last hit would.
 
 from __future__ import annotations
 
-import numpy as np
-
 import pytest
 
+import rules_arena
+from rules_arena import action, idle
+
 from fivestack.game import kernels
-from fivestack.game.engine import GameBatch, GameConfig
+from fivestack.game.engine import GameBatch
 from fivestack.game.layout import (
-    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ALIVE, ARMOR, A_ATTACK, A_GLYPH, BOUNTY_GOLD,
-    DAMAGE, EV_MEGAS, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_BARRACKS_LOST0, G_MEGAS0, HP, HP_MAX,
-    INVALID_ACTIONS, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, KIND, LANE, MAX_UNITS, N_ACTION_FIELDS,
-    N_HEROES, SLOT_CREEPS, STUN, TARGET, TEAM, WAYPOINT, X, Y,
+    ALIVE, ARMOR, A_ATTACK, A_GLYPH, BOUNTY_GOLD, DAMAGE, EV_MEGAS, FRAMES_PER_SECOND, FRAMES_PER_STEP,
+    G_BARRACKS_LOST0, G_MEGAS0, HP, HP_MAX, INVALID_ACTIONS, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, KIND,
+    LANE, MAX_UNITS, SLOT_CREEPS, STUN, TARGET, TEAM, WAYPOINT, X, Y,
 )
 from fivestack.game.patch import CREEPS
 
@@ -39,29 +39,7 @@ FIRST_WAVE_FRAME = 1 * FRAMES_PER_SECOND  # the first wave spawns at 0:01
 
 # ---------------------------------------------------------------- hand-set helpers
 def new_game(mode: str) -> GameBatch:
-    game = GameBatch(1, GameConfig(mode=mode))
-    game.reset(SEED)
-    return game
-
-
-def actions(hero: int = -1, primary: int = 0, target: int = -1) -> np.ndarray:
-    """No-ops for every hero, except ``primary`` on ``target`` for ``hero`` (at the step's first frame)."""
-    out = np.zeros((1, N_HEROES, N_ACTION_FIELDS), np.int64)
-    out[..., ACT_TARGET] = -1
-    out[..., ACT_OFFSET_X] = 4
-    out[..., ACT_OFFSET_Y] = 4
-    if hero >= 0:
-        out[0, hero, ACT_PRIMARY] = primary
-        out[0, hero, ACT_TARGET] = target
-        out[0, hero, ACT_DELAY] = 0
-    return out
-
-
-def idle(game: GameBatch, steps: int) -> None:
-    noop = actions()
-    for _ in range(steps):
-        game.step(noop)
-    assert game.done[0] == 0, "the game ended, so the clock stopped"
+    return rules_arena.new_game(mode, SEED)
 
 
 def building(team: int, local: int) -> int:
@@ -152,13 +130,13 @@ def test_a_hero_cannot_attack_a_protected_tower_until_its_tier_1_falls():
     hero, tower = 5, building(RADIANT, T2[MID])
     put(game, hero, S.uf[0, tower, X] + 100.0, S.uf[0, tower, Y])
     idle(game, 1)  # the team's vision catches up with the move
-    game.step(actions(hero, A_ATTACK, tower))
+    game.step(action(hero, A_ATTACK, tower))
     assert S.hi[0, hero, INVALID_ACTIONS] == 1
     idle(game, 10)
     assert S.uf[0, tower, HP] == S.uf[0, tower, HP_MAX]
 
     fall(game, RADIANT, T1[MID])
-    game.step(actions(hero, A_ATTACK, tower))
+    game.step(action(hero, A_ATTACK, tower))
     idle(game, 10)  # more than one attack period of the hero
     assert S.hi[0, hero, INVALID_ACTIONS] == 1
     per_hit = S.uf[0, hero, DAMAGE] * armor_share(14.0)
@@ -189,7 +167,7 @@ def test_tower_shoots_the_nearest_creep_before_heroes_and_switches_to_a_hero_who
     assert S.uf[0, attacker, HP] == S.uf[0, attacker, HP_MAX]
 
     S.ui[0, attacker, STUN] = 0
-    game.step(actions(attacker, A_ATTACK, victim))
+    game.step(action(attacker, A_ATTACK, victim))
     assert S.uf[0, victim, HP] < S.uf[0, victim, HP_MAX], "the attacker did not hit"
     idle(game, 1)
     assert S.ui[0, tower, TARGET] == attacker
@@ -305,7 +283,7 @@ def test_glyph_makes_the_teams_towers_invulnerable_for_5_seconds_with_a_300_seco
     radiant_tower, dire_tower = building(RADIANT, T1[MID]), building(DIRE, T1[MID])
     assert glyph_available(game, 0)
     glyph_frame = int(game.frame[0])  # the glyph acts before the next frame
-    game.step(actions(0, A_GLYPH))
+    game.step(action(0, A_GLYPH))
     assert hit(game, radiant_tower) == 0.0
     assert hit(game, dire_tower) > 0.0
     assert not glyph_available(game, 0) and glyph_available(game, 5)
@@ -321,5 +299,5 @@ def test_glyph_makes_the_teams_towers_invulnerable_for_5_seconds_with_a_300_seco
     assert not glyph_available(game, 0), "glyph ready before 300 s"
     idle(game, 1)
     assert glyph_available(game, 0)
-    game.step(actions(0, A_GLYPH))
+    game.step(action(0, A_GLYPH))
     assert hit(game, radiant_tower) == 0.0

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 import pytest
 
+import rules_arena
+from rules_arena import action, idle
+
 from fivestack.game import kernels
-from fivestack.game.engine import GameBatch, GameConfig
+from fivestack.game.engine import GameBatch
 from fivestack.game.layout import (
-    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, AEGIS, ALIVE, A_ATTACK, A_BUYBACK,
-    DAMAGE, DEATHS, EV_AEGIS, EV_GOLD_SPENT, EV_HERO_DEATH, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_AEGIS_ON_GROUND,
-    G_BIG_RESPAWN, G_KILLS0, GOLD, HP, HP_MAX, INVALID_ACTIONS, IT_CHARGES, IT_ID, LEVEL, MANA, MANA_MAX,
-    N_ACTION_FIELDS, N_HEROES, SLOT_BIG_NEUTRAL, X, Y,
+    AEGIS, ALIVE, A_ATTACK, A_BUYBACK, DAMAGE, DEATHS, EV_AEGIS, EV_GOLD_SPENT, EV_HERO_DEATH, FRAMES_PER_SECOND,
+    FRAMES_PER_STEP, G_AEGIS_ON_GROUND, G_BIG_RESPAWN, G_KILLS0, GOLD, HP, HP_MAX, INVALID_ACTIONS, IT_CHARGES,
+    IT_ID, LEVEL, MANA, MANA_MAX, SLOT_BIG_NEUTRAL, X, Y,
 )
 from fivestack.game.patch import ITEM_INDEX
 
@@ -31,29 +31,7 @@ WAYSTONE = ITEM_INDEX["waystone"]  # the town-portal scroll
 
 # ---------------------------------------------------------------- hand-set helpers
 def new_game(mode: str) -> GameBatch:
-    game = GameBatch(1, GameConfig(mode=mode))
-    game.reset(SEED)
-    return game
-
-
-def actions(hero: int = -1, primary: int = 0, target: int = -1) -> np.ndarray:
-    """No-ops for every hero, except ``primary`` on ``target`` for ``hero`` (at the step's first frame)."""
-    out = np.zeros((1, N_HEROES, N_ACTION_FIELDS), np.int64)
-    out[..., ACT_TARGET] = -1
-    out[..., ACT_OFFSET_X] = 4
-    out[..., ACT_OFFSET_Y] = 4
-    if hero >= 0:
-        out[0, hero, ACT_PRIMARY] = primary
-        out[0, hero, ACT_TARGET] = target
-        out[0, hero, ACT_DELAY] = 0
-    return out
-
-
-def idle(game: GameBatch, steps: int) -> None:
-    noop = actions()
-    for _ in range(steps):
-        game.step(noop)
-    assert game.done[0] == 0, "the game ended, so the clock stopped"
+    return rules_arena.new_game(mode, SEED)
 
 
 def idle_until(game: GameBatch, frame: int) -> None:
@@ -124,7 +102,7 @@ def test_buyback_costs_150_plus_25_per_level_and_brings_the_hero_back_at_once():
     S.hf[0, hero, GOLD] = 275.0 + 10.0
     assert buyback_available(game, hero)
 
-    game.step(actions(hero, A_BUYBACK))
+    game.step(action(hero, A_BUYBACK))
     assert S.ui[0, hero, ALIVE] == 1
     assert distance_to_fountain(game, hero) < 300.0
     assert S.uf[0, hero, HP] == S.uf[0, hero, HP_MAX]
@@ -146,7 +124,7 @@ def test_buyback_is_refused_without_the_gold():
     S.hf[0, hero, GOLD] = 224.0
     assert not buyback_available(game, hero)
 
-    game.step(actions(hero, A_BUYBACK))
+    game.step(action(hero, A_BUYBACK))
     assert S.ui[0, hero, ALIVE] == 0
     assert S.hi[0, hero, INVALID_ACTIONS] == 1
     passive = 1.5 * FRAMES_PER_STEP / FRAMES_PER_SECOND
@@ -154,7 +132,7 @@ def test_buyback_is_refused_without_the_gold():
 
     S.hf[0, hero, GOLD] = 225.0
     assert buyback_available(game, hero)
-    game.step(actions(hero, A_BUYBACK))
+    game.step(action(hero, A_BUYBACK))
     assert S.ui[0, hero, ALIVE] == 1
     assert S.hf[0, hero, GOLD] == pytest.approx(passive)
 
@@ -170,7 +148,7 @@ def test_buyback_then_waits_a_300_second_cooldown():
     idle(game, 1)
     S.hf[0, hero, GOLD] = 100_000.0
     bought_at = int(game.frame[0])  # applied before the next step's first frame
-    game.step(actions(hero, A_BUYBACK))
+    game.step(action(hero, A_BUYBACK))
     assert S.ui[0, hero, ALIVE] == 1
 
     # dies again at once: rich, dead and still no buyback
@@ -179,7 +157,7 @@ def test_buyback_then_waits_a_300_second_cooldown():
     assert S.ui[0, hero, ALIVE] == 0
     assert not buyback_available(game, hero)
     gold = S.hf[0, hero, GOLD]
-    game.step(actions(hero, A_BUYBACK))
+    game.step(action(hero, A_BUYBACK))
     assert S.ui[0, hero, ALIVE] == 0, "bought back during the cooldown"
     assert S.hi[0, hero, INVALID_ACTIONS] == 1
     assert S.hf[0, hero, GOLD] == pytest.approx(gold + 1.5 * FRAMES_PER_STEP / FRAMES_PER_SECOND)
@@ -192,7 +170,7 @@ def test_buyback_then_waits_a_300_second_cooldown():
     assert not buyback_available(game, hero), "available before 300 s"
     idle(game, 2)
     assert buyback_available(game, hero), "not available 4 frames after 300 s"
-    game.step(actions(hero, A_BUYBACK))
+    game.step(action(hero, A_BUYBACK))
     assert S.ui[0, hero, ALIVE] == 1
 
 
@@ -205,7 +183,7 @@ def take_aegis(game: GameBatch, hero: int) -> int:
     S.uf[0, hero, X], S.uf[0, hero, Y] = bx + 100.0, by  # in melee reach, within pickup distance of the pit
     S.uf[0, hero, DAMAGE] = 20_000.0  # x 0.45 through the big neutral's armor 20: more than its 5500 health
     idle(game, 1)  # the team's vision catches up with the move
-    game.step(actions(hero, A_ATTACK, SLOT_BIG_NEUTRAL))
+    game.step(action(hero, A_ATTACK, SLOT_BIG_NEUTRAL))
     for _ in range(10):
         if S.ui[0, SLOT_BIG_NEUTRAL, ALIVE] == 0:
             break
