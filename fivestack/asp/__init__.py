@@ -6,5 +6,6 @@ repeat them faster, and Bob then learns a sparse target task in fewer episodes.
 - ``selfplay``: ``ASPConfig``, the episode runner ``play`` (reverse / repeat / target rows) and ``train``.
 - ``envs``: the interface (``envs.base``), a Gymnasium wrapper, and the hallway, light-key, MountainCar and
   economy worlds, each with its paper configuration.
+- ``frozenlake_example``: your own env end to end (Gymnasium's FrozenLake through ``GymnasiumASPEnv``).
 - ``experiments`` and ``cli``: ``fivestack asp reproduce`` / ``train`` (JSON + PNG).
 """

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from fivestack.asp.envs.base import check_env
 from fivestack.asp.policy import MLPPolicy, RandomAlice, TabularPolicy, UpdateBatch
 from fivestack.asp.rewards import alice_reward, bob_reward, bob_time
 
@@ -29,7 +30,8 @@ class ASPConfig:
     has its own ``config()`` that fills in its column and says where and why we deviate."""
     mode: str = "repeat"              # "reverse": Bob returns to s_0; "repeat": reset to s_0, Bob reaches s*
     gamma: float = 0.01               # the self-play reward scale
-    t_max: int = 100                  # self-play cap on Alice + Bob actions (t_B = t_max - t_A on failure)
+    t_max: int = 100                  # self-play cap on Alice + Bob actions (t_B = t_max - t_A on failure);
+                                      # a target episode's cap is the env's t_max_target
     t_max_bob: int | None = None      # None: one budget (Bob has t_max - t_A); else Bob's own cap, and
                                       # Alice's is t_max - t_max_bob (she is stopped there and Bob plays)
     target_share: float = 0.1         # share of target-task episodes in a batch (0: self-play only)
@@ -50,6 +52,12 @@ class ASPConfig:
     count_self_play: bool = False     # x-axis counts all episodes (hallway) instead of target episodes
     eval_greedy: bool = False         # evaluation episodes take Bob's most likely action (else sample)
     alice_stop_bias: float = 0.0      # initial bias on Alice's STOP logit (< 0: her first tasks are longer)
+    bob_must_act: bool = True         # the paper: Bob succeeds only after at least one action of his. False:
+                                      # he wins at once (t_B = 0) when Alice stopped where he already is (the
+                                      # built-in worlds' figures in docs/asp.md were measured so)
+    time_input: bool = False          # append t / t_max to every policy input (the paper's inputs had it);
+                                      # t counts the episode's steps, t_max is ASPConfig.t_max in self-play
+                                      # and env.t_max_target on the target task. MLP policies only
 
 
 @dataclass
@@ -70,6 +78,7 @@ class Episodes:
     target_success: np.ndarray
     target_return: np.ndarray
     alice_id: np.ndarray
+    time_frac: np.ndarray | None = None   # (T, n) t / t_max at each step, for ASPConfig.time_input
     stats: dict = field(default_factory=dict)
 
     def returns(self, player: int) -> np.ndarray:
@@ -89,6 +98,15 @@ class Counter:
         idx = keys % self.size
         np.add.at(self.counts, (seed_of_row, idx), 1)
         return self.counts[seed_of_row, idx]
+
+
+def policy_input(env, cfg: ASPConfig, states, goals, z, time_frac) -> np.ndarray:
+    """``env.encode(states, goals, z)``, with t / t_max appended as a last column when ``cfg.time_input``."""
+    x = env.encode(states, goals, z)
+    if not cfg.time_input:
+        return x
+    x = np.asarray(x)
+    return np.concatenate([x, np.broadcast_to(time_frac, x.shape[:-1])[..., None].astype(x.dtype)], -1)
 
 
 def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Generator,
@@ -116,11 +134,13 @@ def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Gen
     alices = alice if isinstance(alice, list) else [alice]
     if alice_id is None:
         alice_id = np.zeros(n, np.int64)
-    rec_states, rec_player, rec_actions, rec_logp, rec_rewards = [], [], [], [], []
+    rec_states, rec_player, rec_actions, rec_logp, rec_rewards, rec_time = [], [], [], [], [], []
     horizon = max(cfg.t_max, env.t_max_target)
+    cap = np.where(target, env.t_max_target, cfg.t_max).astype(np.float64)
     for t in range(horizon):
         if done.all():
             break
+        time_frac = t / cap
         act_a = (phase == ALICE) & ~done
         act_b = (phase == BOB) & ~done
         actions = np.full(n, stop)
@@ -129,45 +149,54 @@ def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Gen
             if isinstance(alice, RandomAlice):
                 actions = np.where(act_a, alice.act_random(t_a, rng), actions)
             else:
-                x = env.encode(env.state, s0, np.zeros(n))
+                x = policy_input(env, cfg, env.state, s0, np.zeros(n), time_frac)
                 for k, pol in enumerate(alices):
                     a, lp = pol.act(x, rng, np.ones(n, bool))
                     use = act_a & (alice_id == k)
                     actions, logp = np.where(use, a, actions), np.where(use, lp, logp)
         if act_b.any():
-            a, lp = bob.act(env.encode(env.state, goals, z), rng, bob_stop_allowed, greedy)
+            x = policy_input(env, cfg, env.state, goals, z, time_frac)
+            a, lp = bob.act(x, rng, bob_stop_allowed, greedy)
             actions, logp = np.where(act_b, a, actions), np.where(act_b, lp, logp)
         rec_states.append(env.state.copy())
         rec_player.append(np.where(act_a, ALICE, np.where(act_b, BOB, IDLE)))
         rec_actions.append(actions)
         rec_logp.append(logp)
+        rec_time.append(time_frac)
         t_a += act_a
         t_b += act_b
         alice_last = np.where(act_a, t, alice_last)
         bob_last = np.where(act_b, t, bob_last)
         moving = (act_a | act_b) & (actions != stop)
-        reward, reached = env.step(actions, moving, target)
+        stepped = env.step(actions, moving, target)
+        if not isinstance(stepped, tuple) or len(stepped) != 3:
+            raise TypeError(f"{type(env).__name__}.step must return (reward, reached, ended), three (n,) arrays; "
+                            "see fivestack.asp.envs.base")
+        reward, reached, ended = (np.asarray(v) for v in stepped)
+        reached, ended = reached.astype(bool) & moving, ended.astype(bool) & moving
         step_reward = np.where(act_b & target, reward, 0.0)
         if counter is not None:
             counts = counter.visit(seed_of_row, env.count_key(env.state))
             step_reward = step_reward + np.where(act_b & target, cfg.count_alpha / np.sqrt(counts), 0.0)
         target_return += np.where(act_b & target, reward, 0.0)
 
-        # Alice: STOP hands over to Bob. With one shared budget, running out of it ends the episode
-        # (t_B = t_max - t_A = 0); with separate budgets, her cap is a forced STOP.
+        # Alice: STOP hands over to Bob, and so does an episode that ended under her (a hole: her task is
+        # that state). With one shared budget, running out of it ends the episode (t_B = t_max - t_A = 0);
+        # with separate budgets, her cap is a forced STOP.
         if cfg.t_max_bob is None:
-            alice_stop = act_a & (actions == stop)
+            alice_stop = act_a & ((actions == stop) | ended)
             done |= act_a & ~alice_stop & (t_a >= cfg.t_max)
         else:
-            alice_stop = act_a & ((actions == stop) | (t_a >= cfg.t_max - cfg.t_max_bob))
+            alice_stop = act_a & ((actions == stop) | ended | (t_a >= cfg.t_max - cfg.t_max_bob))
         if alice_stop.any():
             if cfg.mode == "repeat":
                 goals = np.where(alice_stop[:, None], env.state, goals)
                 env.set_state(s0, alice_stop)        # the reset: repeat mode only
             else:
                 goals = np.where(alice_stop[:, None], s0, goals)
+                done |= alice_stop & ended               # reverse from an ended episode: Bob cannot move
             phase = np.where(alice_stop, BOB, phase)
-            if not env.bob_stops:                    # already there: Bob wins in 0 steps
+            if not env.bob_stops and not cfg.bob_must_act:   # already there: Bob wins in 0 steps
                 already = alice_stop & env.success(env.state, goals)
                 bob_success |= already
                 done |= already
@@ -176,14 +205,15 @@ def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Gen
         # Bob on a self-play task.
         sp_b = act_b & ~target
         if env.bob_stops:
-            ended = sp_b & (actions == stop)
-            ok = ended & env.success(env.state, goals)
+            bob_finished = sp_b & (actions == stop)
+            ok = bob_finished & env.success(env.state, goals)
         else:
             ok = sp_b & env.success(env.state, goals)
-            ended = ok
+            bob_finished = ok
         bob_success |= ok
+        done |= sp_b & ended & ~ok                   # the episode ended without matching Alice: a failure
         bob_cap = cfg.t_max - t_a if cfg.t_max_bob is None else cfg.t_max_bob
-        done |= ended | (sp_b & (t_b >= bob_cap))
+        done |= bob_finished | (sp_b & (t_b >= bob_cap))
         # Bob on the target task.
         tg_b = act_b & target
         if env.bob_stops:
@@ -194,8 +224,8 @@ def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Gen
                 target_return += np.where(stopped, r_stop, 0.0)
                 target_success |= stopped & ok_stop
                 done |= stopped
-        target_success |= tg_b & reached
-        done |= tg_b & (reached | (t_b >= env.t_max_target))
+        target_success |= tg_b & reached             # only reached counts; ended without it is a failure
+        done |= tg_b & (reached | ended | (t_b >= env.t_max_target))
         rec_rewards.append(step_reward)
 
     rewards = np.stack(rec_rewards)
@@ -210,7 +240,7 @@ def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Gen
     rewards[bob_last[had_bob], rows[had_bob]] += r_b[had_bob]
     ep = Episodes(np.stack(rec_states), goals, s0, z, np.stack(rec_player), np.stack(rec_actions),
                   np.stack(rec_logp), rewards, target, t_a, t_b, bob_success, target_success, target_return,
-                  alice_id)
+                  alice_id, np.stack(rec_time))
     if self_play.any():
         for name, v in env.task_stats(s0[self_play], goals[self_play] if cfg.mode == "repeat"
                                       else ep.states[alice_last[sp_rows], sp_rows]).items():
@@ -218,13 +248,14 @@ def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Gen
     return ep
 
 
-def _update_batch(env, ep: Episodes, player: int, rows: np.ndarray, seeds: int, goals: np.ndarray,
-                  z: np.ndarray, stop_allowed: bool, returns: np.ndarray | None = None) -> UpdateBatch:
+def _update_batch(env, cfg: ASPConfig, ep: Episodes, player: int, rows: np.ndarray, seeds: int,
+                  goals: np.ndarray, z: np.ndarray, stop_allowed: bool, returns: np.ndarray | None = None) -> UpdateBatch:
     """Gather ``player``'s steps on ``rows`` into (S, T * B) arrays."""
     T, n = ep.player.shape
     weight = ((ep.player == player) & rows[None, :]).astype(np.float32)
-    inputs = env.encode(ep.states, np.broadcast_to(goals, ep.states.shape),
-                        np.broadcast_to(z, (T, n)))
+    time_frac = ep.time_frac if ep.time_frac is not None else np.zeros((T, n))
+    inputs = policy_input(env, cfg, ep.states, np.broadcast_to(goals, ep.states.shape),
+                          np.broadcast_to(z, (T, n)), time_frac)
     G = ep.returns(player) if returns is None else returns
 
     def split(a):  # (T, n, ...) -> (S, T * B, ...)
@@ -242,7 +273,7 @@ def make_policy(env, cfg: ASPConfig, seeds: int, rng, entropy: float, stop_bias:
         pol = TabularPolicy(seeds, env.policy_keys, env.num_actions, cfg.lr, rng)
         pol.theta[..., -1] = stop_bias
         return pol
-    pol = MLPPolicy(seeds, env.input_dim, env.num_actions, cfg.hidden, cfg.lr, rng, cfg.init_std, entropy,
+    pol = MLPPolicy(seeds, env.input_dim + int(cfg.time_input), env.num_actions, cfg.hidden, cfg.lr, rng, cfg.init_std, entropy,
                     cfg.value_coef, cfg.algo)
     pol.params[-3][..., -1] = stop_bias          # the action head's bias on STOP
     return pol
@@ -283,7 +314,15 @@ def train(env, method: str, cfg: ASPConfig, seeds: int, episodes: int, rng: np.r
 def _train(env, method, cfg, seeds, episodes, rng, on_progress):
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    check_env(env)
     n = env.n
+    if n != seeds * cfg.batch:
+        raise ValueError(f"the env has n = {n} rows but seeds x cfg.batch = {seeds} x {cfg.batch} = "
+                         f"{seeds * cfg.batch}: make the env with n = seeds * cfg.batch (one row per episode of "
+                         "a batch, for every seed)")
+    if cfg.time_input and env.tabular:
+        raise ValueError("ASPConfig.time_input needs an MLP policy; this env is tabular (a table has no input "
+                         "column to add t / t_max to): set time_input=False")
     per_seed = n // seeds
     target_only = method in ("target_only", "count_based")
     bob = make_policy(env, cfg, seeds, rng, cfg.entropy)
@@ -341,7 +380,7 @@ def _per_seed_mean(v, rows, seeds):
 def _learn(env, ep: Episodes, method, alice, bob, cfg, seeds):
     n = env.n
     all_rows = np.ones(n, bool)
-    bob_batch = _update_batch(env, ep, BOB, all_rows, seeds, ep.goals, ep.z, env.bob_stops)
+    bob_batch = _update_batch(env, cfg, ep, BOB, all_rows, seeds, ep.goals, ep.z, env.bob_stops)
     T = ep.player.shape[0]
     beta = np.where(ep.kind_target, cfg.entropy_target, cfg.entropy)
     bob_batch.entropy_coef = np.moveaxis(np.broadcast_to(beta, (T, n)).reshape(T, seeds, -1), 1, 0).reshape(
@@ -351,9 +390,9 @@ def _learn(env, ep: Episodes, method, alice, bob, cfg, seeds):
     bob.update(bob_batch)
     if isinstance(alice, list):
         for k, pol in enumerate(alice):
-            pol.update(_update_batch(env, ep, ALICE, ep.alice_id == k, seeds, ep.s0, np.zeros(n), True))
+            pol.update(_update_batch(env, cfg, ep, ALICE, ep.alice_id == k, seeds, ep.s0, np.zeros(n), True))
     elif alice is not None and not isinstance(alice, RandomAlice):
-        alice.update(_update_batch(env, ep, ALICE, ~ep.kind_target, seeds, ep.s0, np.zeros(n), True))
+        alice.update(_update_batch(env, cfg, ep, ALICE, ~ep.kind_target, seeds, ep.s0, np.zeros(n), True))
 
 
 def _add_alice_cloning(env, ep: Episodes, batch: UpdateBatch, seeds: int, cfg: ASPConfig):
@@ -364,7 +403,7 @@ def _add_alice_cloning(env, ep: Episodes, batch: UpdateBatch, seeds: int, cfg: A
     if not failed.any() or env.tabular:
         return
     mask = (ep.player == ALICE) & failed[None, :] & (ep.actions != env.num_actions - 1)
-    extra = _update_batch(env, ep, ALICE, failed, seeds, ep.goals, np.zeros(n), env.bob_stops,
+    extra = _update_batch(env, cfg, ep, ALICE, failed, seeds, ep.goals, np.zeros(n), env.bob_stops,
                           returns=np.zeros_like(ep.rewards))
     T = ep.player.shape[0]
     extra.weight = np.moveaxis(mask.astype(np.float32).reshape(T, seeds, -1), 1, 0).reshape(seeds, -1)

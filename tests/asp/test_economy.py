@@ -11,7 +11,7 @@ def _run(env, order, steps=200):
     total = 0.0
     for _ in range(steps):
         a = np.array([order(env.state[0])])
-        r, _ = env.step(a, np.array([True]), np.array([True]))
+        r, _, _ = env.step(a, np.array([True]), np.array([True]))
         total += r[0]
     return total
 

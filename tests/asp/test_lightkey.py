@@ -19,7 +19,7 @@ def _world(**kw):
 def _do(env, *actions):
     rewards, reached = [], []
     for a in actions:
-        r, done = env.step(np.array([a]), np.array([True]), np.array([True]))
+        r, done, _ = env.step(np.array([a]), np.array([True]), np.array([True]))
         rewards.append(r[0])
         reached.append(done[0])
     return rewards, reached

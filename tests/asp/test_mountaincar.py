@@ -31,13 +31,13 @@ def test_bob_succeeds_within_0_2_of_alice():
 def test_target_task_pays_one_at_the_top():
     env = MountainCar(2)
     env.state = np.array([[0.44, 0.02], [0.0, 0.0]])
-    reward, reached = env.step(np.array([4, 4]), np.array([True, True]), np.array([True, True]))
+    reward, reached, _ = env.step(np.array([4, 4]), np.array([True, True]), np.array([True, True]))
     np.testing.assert_array_equal(reached, [True, False])
     np.testing.assert_array_equal(reward, [1.0, 0.0])
 
 
 def test_gymnasium_wrapper_runs_repeat_self_play():
-    env = gym_mountaincar(4, t_max=40)
+    env = gym_mountaincar(4, t_max_target=40)
     rng = np.random.default_rng(0)
     cfg = ASPConfig(mode="repeat", gamma=0.01, t_max=40)
     pol = lambda: MLPPolicy(1, 5, env.num_actions, (8,), 0.01, rng)  # noqa: E731

@@ -70,7 +70,7 @@ class AlwaysLeft:
 
 
 def _run(mode, bob, starts=(5, 10), k=3, t_max=30):
-    env = FixedStartHallway(list(starts), t_max=t_max)
+    env = FixedStartHallway(list(starts), t_max_target=t_max)
     cfg = ASPConfig(mode=mode, gamma=0.1, t_max=t_max)
     ep = play(env, WalkRight(k), bob, np.zeros(len(starts), bool), cfg, np.random.default_rng(0), seeds=1)
     return env, ep
@@ -124,7 +124,7 @@ def test_target_rows_are_bob_only_with_the_task_flag():
 
 
 def test_separate_budgets_stop_alice_at_her_cap_and_give_bob_his_own():
-    env = FixedStartHallway([0, 3], length=100, t_max=30)
+    env = FixedStartHallway([0, 3], length=100, t_max_target=30)
     cfg = ASPConfig(mode="reverse", gamma=0.1, t_max=60, t_max_bob=30)
     ep = play(env, WalkRight(100), AlwaysLeft(), np.zeros(2, bool), cfg, np.random.default_rng(0), seeds=1)
     np.testing.assert_array_equal(ep.t_a, [30, 30])            # forced STOP at her 30th action

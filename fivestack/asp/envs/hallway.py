@@ -33,9 +33,9 @@ class Hallway(ASPEnvBase):
     num_actions = 3
     state_dim = 2
 
-    def __init__(self, n: int, length: int = 25, t_max: int = 30):
+    def __init__(self, n: int, length: int = 25, t_max_target: int = 30):
         self.n, self.m = n, length
-        self.t_max = self.t_max_target = t_max
+        self.t_max_target = t_max_target
         self.policy_keys = length * length
         self.state = np.zeros((n, 2), np.int64)
 
@@ -47,7 +47,7 @@ class Hallway(ASPEnvBase):
     def step(self, actions, moving, target):
         delta = np.where(actions == LEFT, -1, np.where(actions == RIGHT, 1, 0)) * moving
         self.state[:, 0] = np.clip(self.state[:, 0] + delta, 0, self.m - 1)
-        return np.where(moving, -1.0 / self.t_max_target, 0.0), np.zeros(self.n, bool)
+        return np.where(moving, -1.0 / self.t_max_target, 0.0), np.zeros(self.n, bool), np.zeros(self.n, bool)
 
     def target_goal(self):
         return np.stack([self.state[:, 1], self.state[:, 1]], 1)

@@ -30,10 +30,11 @@ def config() -> ASPConfig:
     Deviations, for the CPU budget: batch 64 episodes per seed (paper 256); lr 0.001 (paper 0.003: with the
     smaller batch, 0.003 made self-play Bob's target success collapse early, and target-only learned no
     faster); a 3 x 5 grid (the paper's MazeBase mazes are larger) so that learning fits 10^4 target episodes
-    rather than the paper's 10^6."""
+    rather than the paper's 10^6. ``bob_must_act=False`` and no time input, as the figures in docs/asp.md
+    were measured (the paper requires one action of Bob and fed t / t_max)."""
     return ASPConfig(mode="repeat", gamma=0.1, t_max=80, target_share=0.2, batch=64, lr=0.001,
                      entropy=0.003, entropy_target=0.003, hidden=(100, 50), random_alice_steps=10,
-                     eval_every=500, eval_episodes=64)
+                     eval_every=500, eval_episodes=64, bob_must_act=False)
 
 
 class LightKey(ASPEnvBase):
@@ -42,10 +43,10 @@ class LightKey(ASPEnvBase):
     num_actions = 6
     state_dim = 11
 
-    def __init__(self, n: int, rows: int = 5, cols: int = 5, p_light_off: float = 0.5, t_max: int = 80):
+    def __init__(self, n: int, rows: int = 5, cols: int = 5, p_light_off: float = 0.5, t_max_target: int = 80):
         self.n, self.rows, self.cols, self.p_light_off = n, rows, cols, p_light_off
         self.wall = cols // 2
-        self.t_max = self.t_max_target = t_max
+        self.t_max_target = t_max_target
         self.cells = rows * cols
         self.input_dim = 2 * (3 * self.cells + 2 * rows + self.cells + 1) + 1
         self.state = np.zeros((n, 11), np.int64)
@@ -88,7 +89,11 @@ class LightKey(ASPEnvBase):
         s[:, LIGHT] ^= on_light
         s[:, OPEN] ^= on_key
         reached = target & (s[:, AR] == s[:, GR]) & (s[:, AC] == s[:, GC])
-        return np.where(moving, -0.1, 0.0) + reached * 1.0, reached
+        return np.where(moving, -0.1, 0.0) + reached * 1.0, reached, np.zeros(self.n, bool)
+
+    def target_goal(self):
+        """No goal state to show on the target task: encode zeroes the goal on target rows (z = 1)."""
+        return np.zeros_like(self.state)
 
     def observe(self, s: np.ndarray) -> np.ndarray:
         """Bag of (object, location) words for states s (..., 11): one-hot agent cell, light-switch cell,

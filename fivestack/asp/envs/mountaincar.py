@@ -24,10 +24,12 @@ def config() -> ASPConfig:
     """Table 1, MountainCar column: lr 0.003, batch 128, t_max 500, entropy 0.003, gamma 0.01, repeat,
     target share 1-10% (we use 10%), MLP 50-50. Deviation: Alice's STOP logit starts at -3 (the paper's
     STOP is a separate binary head): with an even start she stopped after ~6 actions, never left the 0.2
-    ball around s_0, and Bob won every task at t_B = 0, so she had no gradient at all."""
+    ball around s_0, and Bob won every task at t_B = 0, so she had no gradient at all. ``bob_must_act=False`` and no time input, as the figures in docs/asp.md
+    were measured (the paper requires one action of Bob and fed t / t_max)."""
     return ASPConfig(mode="repeat", gamma=0.01, t_max=500, target_share=0.1, batch=128, lr=0.003,
                      entropy=0.003, entropy_target=0.003, hidden=(50, 50), random_alice_steps=100,
-                     eval_every=100, eval_episodes=32, alice_stop_bias=-3.0)
+                     eval_every=100, eval_episodes=32, alice_stop_bias=-3.0,
+                     bob_must_act=False)
 
 
 def physics(position, velocity, force):
@@ -46,9 +48,9 @@ class MountainCar(ASPEnvBase):
     input_dim = 5
     threshold = 0.2
 
-    def __init__(self, n: int, t_max: int = 500):
+    def __init__(self, n: int, t_max_target: int = 500):
         self.n = n
-        self.t_max = self.t_max_target = t_max
+        self.t_max_target = t_max_target
         self.state = np.zeros((n, 2))
 
     def reset(self, rng, target):
@@ -59,7 +61,11 @@ class MountainCar(ASPEnvBase):
         pos, vel = physics(self.state[:, 0], self.state[:, 1], force)
         self.state = np.where(moving[:, None], np.stack([pos, vel], 1), self.state)
         reached = moving & (self.state[:, 0] >= GOAL_POSITION)
-        return reached.astype(float), reached
+        return reached.astype(float), reached, np.zeros(self.n, bool)
+
+    def target_goal(self):
+        """No goal state to show on the target task: encode zeroes the goal on target rows (z = 1)."""
+        return np.zeros_like(self.state)
 
     def encode(self, states, goals, z):
         z = np.asarray(z, np.float64)[..., None]
@@ -82,7 +88,7 @@ def make(n: int) -> MountainCar:
     return MountainCar(n)
 
 
-def gym_mountaincar(n: int, t_max: int = 500) -> GymnasiumASPEnv:
+def gym_mountaincar(n: int, t_max_target: int = 500) -> GymnasiumASPEnv:
     """The same world through the user-facing wrapper: a Gymnasium env, its state read and written."""
     import gymnasium
     from gymnasium.envs.classic_control.continuous_mountain_car import Continuous_MountainCarEnv
@@ -102,7 +108,9 @@ def gym_mountaincar(n: int, t_max: int = 500) -> GymnasiumASPEnv:
                            get_state=lambda env: np.asarray(env.unwrapped.state, np.float64),
                            set_state=set_state,
                            distance=lambda a, b: float(np.linalg.norm(np.asarray(a) - np.asarray(b))),
-                           threshold=0.2, n=n, t_max=t_max)
+                           threshold=0.2, n=n, t_max_target=t_max_target,
+                           reached=lambda state, goal: state[0] >= goal[0],
+                           target_goal=np.array([GOAL_POSITION, 0.0]))
 
 
 METHODS = ("self_play", "target_only", "count_based")
