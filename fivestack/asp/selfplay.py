@@ -249,7 +249,8 @@ def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Gen
 
 
 def _update_batch(env, cfg: ASPConfig, ep: Episodes, player: int, rows: np.ndarray, seeds: int,
-                  goals: np.ndarray, z: np.ndarray, stop_allowed: bool, returns: np.ndarray | None = None) -> UpdateBatch:
+                  goals: np.ndarray, z: np.ndarray, stop_allowed: bool,
+                  returns: np.ndarray | None = None) -> UpdateBatch:
     """Gather ``player``'s steps on ``rows`` into (S, T * B) arrays."""
     T, n = ep.player.shape
     weight = ((ep.player == player) & rows[None, :]).astype(np.float32)
@@ -273,8 +274,8 @@ def make_policy(env, cfg: ASPConfig, seeds: int, rng, entropy: float, stop_bias:
         pol = TabularPolicy(seeds, env.policy_keys, env.num_actions, cfg.lr, rng)
         pol.theta[..., -1] = stop_bias
         return pol
-    pol = MLPPolicy(seeds, env.input_dim + int(cfg.time_input), env.num_actions, cfg.hidden, cfg.lr, rng, cfg.init_std, entropy,
-                    cfg.value_coef, cfg.algo)
+    pol = MLPPolicy(seeds, env.input_dim + int(cfg.time_input), env.num_actions, cfg.hidden, cfg.lr, rng,
+                    cfg.init_std, entropy, cfg.value_coef, cfg.algo)
     pol.params[-3][..., -1] = stop_bias          # the action head's bias on STOP
     return pol
 

@@ -30,7 +30,7 @@ stepped. What a subclass must provide (``check_env`` names whatever is missing):
   (s_t, s*, 0) in self-play and (s_t, target_goal, 1) on the target task. With ``ASPConfig.time_input`` the
   trainer appends t / t_max itself, so ``encode`` never sees time.
 - ``success(states, goals)``: Bob's self-play test (exact match, a distance threshold, or "every count at least
-  Alice's"); tested after each of Bob's steps, so he needs at least one (``ASPConfig.bob_min_steps``).
+  Alice's"); tested after each of Bob's steps, so he needs at least one (``ASPConfig.bob_must_act``).
 - ``bob_stops``: True when Bob must emit STOP to finish (the hallway); then ``target_stop(states, t)`` scores
   a target episode that Bob stopped. Otherwise STOP is masked for Bob.
 - ``count_key(states)``: an integer per row for the count-based baseline's N(s) (a default hashes the state).

@@ -24,8 +24,9 @@ def config() -> ASPConfig:
     """Table 1, MountainCar column: lr 0.003, batch 128, t_max 500, entropy 0.003, gamma 0.01, repeat,
     target share 1-10% (we use 10%), MLP 50-50. Deviation: Alice's STOP logit starts at -3 (the paper's
     STOP is a separate binary head): with an even start she stopped after ~6 actions, never left the 0.2
-    ball around s_0, and Bob won every task at t_B = 0, so she had no gradient at all. ``bob_must_act=False`` and no time input, as the figures in docs/asp.md
-    were measured (the paper requires one action of Bob and fed t / t_max)."""
+    ball around s_0, and Bob won every task at t_B = 0, so she had no gradient at all. ``bob_must_act=False``
+    and no time input, as the figures in docs/asp.md were measured (the paper requires one action of Bob and
+    fed t / t_max)."""
     return ASPConfig(mode="repeat", gamma=0.01, t_max=500, target_share=0.1, batch=128, lr=0.003,
                      entropy=0.003, entropy_target=0.003, hidden=(50, 50), random_alice_steps=100,
                      eval_every=100, eval_episodes=32, alice_stop_bias=-3.0,
