@@ -78,7 +78,7 @@ class Episodes:
     target_success: np.ndarray
     target_return: np.ndarray
     alice_id: np.ndarray
-    time_frac: np.ndarray | None = None   # (T, n) t / t_max at each step, for ASPConfig.time_input
+    time_frac: np.ndarray                 # (T, n) t / t_max at each step, for ASPConfig.time_input
     stats: dict = field(default_factory=dict)
 
     def returns(self, player: int) -> np.ndarray:
@@ -254,9 +254,8 @@ def _update_batch(env, cfg: ASPConfig, ep: Episodes, player: int, rows: np.ndarr
     """Gather ``player``'s steps on ``rows`` into (S, T * B) arrays."""
     T, n = ep.player.shape
     weight = ((ep.player == player) & rows[None, :]).astype(np.float32)
-    time_frac = ep.time_frac if ep.time_frac is not None else np.zeros((T, n))
     inputs = policy_input(env, cfg, ep.states, np.broadcast_to(goals, ep.states.shape),
-                          np.broadcast_to(z, (T, n)), time_frac)
+                          np.broadcast_to(z, (T, n)), ep.time_frac)
     G = ep.returns(player) if returns is None else returns
 
     def split(a):  # (T, n, ...) -> (S, T * B, ...)
