@@ -44,6 +44,7 @@ from fivestack.game.layout import (
     N_ITEM_SLOTS, N_OFFSET, RESPAWN, STEP_SECONDS, T_NONE, TEAM, T_POINT, T_UNIT, T_UNIT_OFFSET, TARGET, TARGET_OFFSET_STEP,
     X, Y,
 )
+from fivestack.game.patch import Patch
 from fivestack.model.policy import Policy, PolicyConfig
 from fivestack.system.agents import PolicyTeamAgent, build_agent, check_agent
 from fivestack.system.rollout import active_heroes
@@ -138,26 +139,21 @@ class ArenaSetup:
 
 def _game_config(setup: ArenaSetup) -> tuple[GameConfig, int]:
     """The game and the player's hero index. In 1v1 ``hero`` picks the player's mid hero; in 5v5 the player
-    controls the hero of that name in the team's lineup."""
-    team = setup.team
-    probe = GameConfig(mode=setup.mode, max_seconds=setup.seconds)
-    from fivestack.game.patch import Patch
-
+    controls the hero of that name in the team's (default) lineup."""
     names = [h.name for h in Patch().heroes]
-    lineup = {"radiant": (), "dire": ()}
+    lineups = {"radiant": (), "dire": ()}
     slot = 0
     if setup.hero is not None:
-        known = {n.lower(): n for n in names}
-        if setup.hero.lower() not in known:
+        lowered = [n.lower() for n in names]
+        if setup.hero.lower() not in lowered:
             raise ValueError(f"hero {setup.hero!r} is unknown; heroes: {', '.join(names)}")
-        name = known[setup.hero.lower()]
         if setup.mode == "1v1":
-            lineup[setup.side] = (name,)
+            lineups[setup.side] = (names[lowered.index(setup.hero.lower())],)
         else:
-            slot = [n.lower() for n in names[:HEROES_PER_TEAM]].index(name.lower())
-    config = GameConfig(mode=probe.mode, max_seconds=probe.max_seconds, radiant=lineup["radiant"],
-                        dire=lineup["dire"])
-    return config, team * HEROES_PER_TEAM + slot
+            slot = lowered[:HEROES_PER_TEAM].index(setup.hero.lower())
+    config = GameConfig(mode=setup.mode, max_seconds=setup.seconds, radiant=lineups["radiant"],
+                        dire=lineups["dire"])
+    return config, setup.team * HEROES_PER_TEAM + slot
 
 
 def _policy_agent(spec: str, team: int, seed: int, mode: str, heroes: np.ndarray | None = None):
@@ -197,8 +193,8 @@ class ArenaGame:
         self.results_dir = Path(results_dir) if results_dir is not None else results_dir_for(setup.against)
         agents = [None, None]
         agents[enemy], agents[self.team] = self.opponents, self.teammates
-        players = {SIDES[self.team]: f"person ({self.hero_type.name})" + (f" + {setup.teammates}" if setup.teammates
-                                                                           else ""),
+        person = f"person ({self.hero_type.name})"
+        players = {SIDES[self.team]: f"{person} + {setup.teammates}" if setup.teammates else person,
                    SIDES[enemy]: setup.against}
         self.recorder = ReplayRecorder(self.env, 0, seed=setup.seed, players=players, agents=agents)
         self.started = time.time()
