@@ -330,8 +330,10 @@ class ArenaGame:
 
     # ------------------------------------------------------------------ one timestep
     @torch.no_grad()
-    def tick(self) -> dict:
-        """Play one timestep (nothing once finished) and return the page's frame."""
+    def tick(self, player_row: np.ndarray | None = None) -> dict:
+        """Play one timestep (nothing once finished) and return the page's frame. ``player_row`` plays that
+        action row for the player's hero instead of its orders: a game re-simulated from its seed and
+        ``player_actions`` (an audit) is the same game."""
         if self.finished:
             return self.frame()
         actions = np.zeros((1, N_HEROES, N_ACTION_FIELDS), np.int64)
@@ -342,7 +344,7 @@ class ArenaGame:
         if self.teammates is not None:
             own = slice(self.team * HEROES_PER_TEAM, (self.team + 1) * HEROES_PER_TEAM)
             actions[:, own] = self.teammates.act(self.env, games)
-        row = self._player_row()
+        row = self._player_row() if player_row is None else np.asarray(player_row, np.int64)
         actions[0, self.hero] = row
         if row[0] != 0:
             self.player_actions.append((self.step, row.tolist()))
@@ -448,10 +450,12 @@ class ArenaGame:
         return self.replay_path
 
 
+NOOP_ROW = (0, 0, -1, 0, 0)
+"""The action row of a hero told nothing, as the agents send it (no-op, no delay, no target, offsets 0)."""
+
+
 def _noop_row() -> np.ndarray:
-    row = np.zeros(N_ACTION_FIELDS, np.int64)
-    row[2] = -1
-    return row
+    return np.array(NOOP_ROW, np.int64)
 
 
 def _offsets(centre, x: float, y: float, step: float) -> tuple[int, int]:
@@ -465,5 +469,5 @@ def _offsets(centre, x: float, y: float, step: float) -> tuple[int, int]:
     return int(np.clip(round(dx), -half, half)) + half, int(np.clip(round(dy), -half, half)) + half
 
 
-__all__ = ["ArenaGame", "ArenaSetup", "KEYS", "SIDES", "TRAINED", "load_trained_policy", "trained_files",
+__all__ = ["ArenaGame", "ArenaSetup", "KEYS", "NOOP_ROW", "SIDES", "TRAINED", "load_trained_policy", "trained_files",
            "warm_up"]
