@@ -53,17 +53,23 @@ class PolicyTeamAgent:
     stays as it was): a wide evaluation gives each agent just the games where it plays this side and that are
     still running. ``greedy`` plays each action head's most likely choice instead of sampling. The policy
     decides every ``decision_steps`` timesteps of a game, as it was trained (``rollout.decision_steps``); in
-    between its heroes keep their orders (no-ops)."""
+    between its heroes keep their orders (no-ops). ``heroes`` narrows the heroes it drives (default: all of its
+    team's in play), e.g. the four teammates of a person in the arena; the rows of the others stay no-ops."""
 
     def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0, greedy: bool = False,
-                 decision_steps: int = 1):
+                 decision_steps: int = 1, heroes: np.ndarray | None = None):
         self.team = team
         self.decision_steps = decision_steps
         self.steps_played = None  # (games,) timesteps each game has been played
         self.inference = Inference(policy, seed, greedy=greedy)
         self.mode = mode
-        self.heroes = active_heroes(mode)[team]
-        self.k = len(self.heroes)
+        self.in_play = active_heroes(mode)[team]  # the heroes the network runs for, as it was trained
+        self.heroes = self.in_play if heroes is None else np.asarray(heroes, np.int64)  # the heroes it plays
+        if self.heroes.size == 0 or not np.isin(self.heroes, self.in_play).all():
+            raise ValueError(f"heroes {self.heroes.tolist()} are not heroes of team {team} in play in {mode} "
+                             f"({self.in_play.tolist()})")
+        self._played = np.searchsorted(self.in_play, self.heroes)  # their columns in the network's outputs
+        self.k = len(self.in_play)
         self.state = None
         self.first = None
         # The policy's outputs for the last ``act`` call (value, win probability, actions per active hero, for the
@@ -88,7 +94,7 @@ class PolicyTeamAgent:
         obs = env.obs if m == n else {name: env.obs[name][rows] for name in ALL_GROUPS}
         view = team_view(obs, active_heroes(self.mode))
         mine = {name: arr.reshape(m, 2, *arr.shape[1:])[:, self.team] for name, arr in view.items()}
-        slots = np.tile(self.heroes, (m, 1)).astype(np.int64)
+        slots = np.tile(self.in_play, (m, 1)).astype(np.int64)
         if m == n:
             state, first = self.state, self.first
         else:
@@ -100,6 +106,10 @@ class PolicyTeamAgent:
         else:
             self.state[0][lstm_rows], self.state[1][lstm_rows] = result.state
         self.first[rows] = 0.0
+        if self._played.size < self.k:  # what it played and reports: its own heroes' columns only
+            c = self._played
+            result = InferenceResult(result.actions[:, c], result.log_prob[:, c], result.value[:, c],
+                                     result.win_prob[:, c], result.state, result.version)
         self.last_result = result
         out[np.ix_(rows, self.heroes - self.team * HEROES_PER_TEAM)] = result.actions
         return out
