@@ -5,7 +5,7 @@
 // Map of this file:
 //   constants        COLORS, KIND, KIND_LABEL, TEAM_NAMES, TEAM_LABEL, and rgb / hpColor / unitColor
 //   renderBackground(header, size) -> canvas: the static map (bases, river, lanes, trees, camps, rune spots)
-//   Camera           world <-> canvas pixels: project, unproject, zoomAt, pan, centerOn, reset
+//   Camera           world <-> canvas pixels: project, unproject, zoomAt, pan, centerOn, keepInside, reset
 //   drawBackground(ctx, camera, background, night): clears the canvas and draws the static map (tinted at night)
 //   drawUnits(ctx, camera, header, units, options): one timestep's unit rows, with fog, ruins or last-known
 //                    outlines of missing buildings, runes, structures, creeps, heroes with bars and labels,
@@ -126,6 +126,14 @@
       return [(px - this.canvas.width / 2) / s + this.cx, this.cy - (py - this.canvas.height / 2) / s];
     }
     centerOn(x, y) { this.cx = x; this.cy = y; }
+    // move the centre so that the view strays at most marginPx canvas pixels off the map (an axis along which the
+    // view is wider than that: centred)
+    keepInside(marginPx = 0) {
+      const s = this.scale(), m = marginPx / s, size = this.mapSize;
+      const fit = (c, half) => (half - m > size / 2 ? size / 2 : Math.max(half - m, Math.min(size - half + m, c)));
+      this.cx = fit(this.cx, this.canvas.width / 2 / s);
+      this.cy = fit(this.cy, this.canvas.height / 2 / s);
+    }
     pan(dxPx, dyPx) { const s = this.scale(); this.cx -= dxPx / s; this.cy += dyPx / s; }
     // zoom by `factor`, keeping the world point under canvas pixel (px, py) where it is
     zoomAt(px, py, factor) {
