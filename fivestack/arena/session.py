@@ -41,9 +41,10 @@ from fivestack.game.layout import (
     A_ABILITY0, A_ATTACK, A_ATTACK_MOVE, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE, A_PICKUP, A_STOP,
     A_TOWN_PORTAL, ABILITY_CD, ABILITY_LEVEL, ALIVE, BUYBACK_CD, FRAMES_PER_SECOND, G_FRAME, G_GLYPH_CD0, G_KILLS0, GOLD,
     HEROES_PER_TEAM, HP, HP_MAX, IT_COOLDOWN, IT_ID, LEVEL, MANA, MANA_MAX, MOVE_STEP, N_ACTION_FIELDS, N_HEROES,
-    N_ITEM_SLOTS, N_OFFSET, RESPAWN, STEP_SECONDS, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, TARGET, TARGET_OFFSET_STEP,
+    N_ITEM_SLOTS, N_OFFSET, RESPAWN, STEP_SECONDS, T_NONE, TEAM, T_POINT, T_UNIT, T_UNIT_OFFSET, TARGET, TARGET_OFFSET_STEP,
     X, Y,
 )
+from fivestack.game.patch import Patch
 from fivestack.model.policy import Policy, PolicyConfig
 from fivestack.system.agents import PolicyTeamAgent, build_agent, check_agent
 from fivestack.system.rollout import active_heroes
@@ -62,22 +63,27 @@ KEEPS_STANDING_ORDER = (A_GLYPH, A_BUYBACK)  # orders that do not stop the hero'
 
 
 # ====================================================================== the shipped checkpoint
-def trained_files() -> tuple[bytes, dict]:
-    """The shipped 1v1 checkpoint: its weights (safetensors bytes) and ``policy.json`` (config and provenance)."""
-    root = resources.files("fivestack.arena") / "trained"
-    return (root / "model.safetensors").read_bytes(), json.loads((root / "policy.json").read_text())
+def trained_files(root: Path | None = None) -> tuple[bytes, dict]:
+    """The shipped 1v1 checkpoint (or the one in folder ``root``): its weights (safetensors bytes) and
+    ``policy.json`` (config and provenance)."""
+    folder = resources.files("fivestack.arena") / "trained" if root is None else Path(root)
+    return (folder / "model.safetensors").read_bytes(), json.loads((folder / "policy.json").read_text())
 
 
-def load_trained_policy() -> tuple[Policy, dict]:
-    """The shipped policy, ready to play, and its ``policy.json``. A damaged file is one clear error."""
+def load_trained_policy(root: Path | None = None) -> tuple[Policy, dict]:
+    """The shipped policy (or the one in ``root``), ready to play, and its ``policy.json``. A missing or damaged
+    file is one clear error."""
+    from safetensors import SafetensorError
     from safetensors.torch import load as load_safetensors
 
+    where = "the shipped arena checkpoint (fivestack/arena/trained)" if root is None else f"checkpoint {root}"
     try:
-        weights, info = trained_files()
+        weights, info = trained_files(root)
         policy = Policy(PolicyConfig(**info["policy"]))
         policy.load_state_dict(load_safetensors(weights))
-    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
-        raise ValueError(f"the shipped arena checkpoint (fivestack/arena/trained) cannot be loaded ({e}); "
+        int(info["decision_steps"])
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError, SafetensorError) as e:
+        raise ValueError(f"{where} cannot be loaded ({type(e).__name__}: {str(e)[:160]}); "
                          "reinstall fivestack, or play --against scripted") from None
     return policy.eval(), info
 
@@ -133,26 +139,21 @@ class ArenaSetup:
 
 def _game_config(setup: ArenaSetup) -> tuple[GameConfig, int]:
     """The game and the player's hero index. In 1v1 ``hero`` picks the player's mid hero; in 5v5 the player
-    controls the hero of that name in the team's lineup."""
-    team = setup.team
-    probe = GameConfig(mode=setup.mode, max_seconds=setup.seconds)
-    from fivestack.game.patch import Patch
-
+    controls the hero of that name in the team's (default) lineup."""
     names = [h.name for h in Patch().heroes]
-    lineup = {"radiant": (), "dire": ()}
+    lineups = {"radiant": (), "dire": ()}
     slot = 0
     if setup.hero is not None:
-        known = {n.lower(): n for n in names}
-        if setup.hero.lower() not in known:
+        lowered = [n.lower() for n in names]
+        if setup.hero.lower() not in lowered:
             raise ValueError(f"hero {setup.hero!r} is unknown; heroes: {', '.join(names)}")
-        name = known[setup.hero.lower()]
         if setup.mode == "1v1":
-            lineup[setup.side] = (name,)
+            lineups[setup.side] = (names[lowered.index(setup.hero.lower())],)
         else:
-            slot = [n.lower() for n in names[:HEROES_PER_TEAM]].index(name.lower())
-    config = GameConfig(mode=probe.mode, max_seconds=probe.max_seconds, radiant=lineup["radiant"],
-                        dire=lineup["dire"])
-    return config, team * HEROES_PER_TEAM + slot
+            slot = lowered[:HEROES_PER_TEAM].index(setup.hero.lower())
+    config = GameConfig(mode=setup.mode, max_seconds=setup.seconds, radiant=lineups["radiant"],
+                        dire=lineups["dire"])
+    return config, setup.team * HEROES_PER_TEAM + slot
 
 
 def _policy_agent(spec: str, team: int, seed: int, mode: str, heroes: np.ndarray | None = None):
@@ -192,8 +193,8 @@ class ArenaGame:
         self.results_dir = Path(results_dir) if results_dir is not None else results_dir_for(setup.against)
         agents = [None, None]
         agents[enemy], agents[self.team] = self.opponents, self.teammates
-        players = {SIDES[self.team]: f"person ({self.hero_type.name})" + (f" + {setup.teammates}" if setup.teammates
-                                                                           else ""),
+        person = f"person ({self.hero_type.name})"
+        players = {SIDES[self.team]: f"{person} + {setup.teammates}" if setup.teammates else person,
                    SIDES[enemy]: setup.against}
         self.recorder = ReplayRecorder(self.env, 0, seed=setup.seed, players=players, agents=agents)
         self.started = time.time()
@@ -260,15 +261,17 @@ class ArenaGame:
                 raise ProtocolError("not_available", f"{what} is empty")
             item = self.env.game.patch.items[item_id]
             target_type, reach, what = item.target, item.cast_range, f"{what} ({item.name})"
-        self._require_available(primary, what)
-        row = _noop_row()
-        row[0] = primary
-        if target_type in (T_UNIT, T_UNIT_OFFSET):
+        unit_target = target_type in (T_UNIT, T_UNIT_OFFSET)
+        if unit_target:
             if c.unit is None:
                 raise ProtocolError("bad_field", f"{what} targets a unit: give 'unit'")
             slot = int(self.env.slot_of_unit[0, self.team, c.unit])
-            if slot < 0:
+            if slot < 0 or not self._sees(c.unit):
                 raise ProtocolError("unit_not_visible", f"unit {c.unit} is not seen by your team")
+        self._require_available(primary, what)
+        row = _noop_row()
+        row[0] = primary
+        if unit_target:
             if not self.env.obs["target_mask"][0, self.hero, primary, slot]:
                 raise ProtocolError("not_available", f"unit {c.unit} is not a valid target for {what}")
             row[2] = slot
@@ -280,6 +283,11 @@ class ArenaGame:
                 raise ProtocolError("bad_field", f"{what} targets a point: give 'x' and 'y'")
             row[3], row[4] = _offsets(self._hero_xy(), c.x, c.y, max(reach, 200.0) / 4.0)
         return row
+
+    def _sees(self, unit: int) -> bool:
+        """Whether the player's team sees ``unit`` now: an alive unit of its own, or one in its vision."""
+        s = self.env.game.state
+        return bool(s.ui[0, unit, ALIVE]) and (int(s.ui[0, unit, TEAM]) == self.team or bool(s.vis[0, self.team, unit]))
 
     def _require_available(self, primary: int, what: str) -> None:
         if not self.env.obs["primary_mask"][0, self.hero, primary]:
