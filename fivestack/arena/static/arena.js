@@ -190,7 +190,7 @@
     requestAnimationFrame(render);
     if (!camera) { drawWaiting(); return; }
     const f = S.lastFrame;
-    if (canvas.width !== Math.round(window.innerWidth * dpr())) resize();
+    if (canvas.width !== Math.round(window.innerWidth * dpr()) || canvas.height !== Math.round(window.innerHeight * dpr())) resize();
     const { p, glide } = f ? interpolation(now) : { p: 1, glide: null };
     const me = heroWorldPos(p);
     if (S.follow && me) camera.centerOn(me[0], me[1] - (70 * dpr()) / camera.scale());  // the hero a little above the HUD
@@ -301,6 +301,10 @@
       b.addEventListener("click", () => useSlot("item", k, null));
       items.appendChild(b);
       itemButtons.push(b);
+    }
+    for (const b of document.querySelectorAll("#hud button")) {  // buttons never take the focus: keys stay orders
+      b.tabIndex = -1;
+      b.addEventListener("mousedown", (e) => e.preventDefault());
     }
     $("btn-tp").addEventListener("click", townPortal);
     $("btn-glyph").addEventListener("click", () => sendOrder({ order: "glyph" }));
