@@ -3,6 +3,9 @@
     fivestack play --radiant scripted --dire random --seed 1 [--mode 5v5|1v1] [--max-minutes 60]
                    [--games N] [--replay FILE] [--view]
     fivestack view REPLAY [--host 127.0.0.1] [--port 0] [--no-browser]
+    fivestack arena [--against trained|scripted|scripted-weak|random|RUN[:VERSION]] [--mode 1v1|5v5] [--hero NAME]
+                    [--side radiant|dire] [--coop] [--seed 0] [--host 127.0.0.1] [--port 0] [--no-browser]
+    fivestack arena --stats RUN
     fivestack train [--config F] [--set section.key=value ...] [--resume runs/NAME]
     fivestack eval runs/NAME [--version V] [--games N] [--against random,scripted,400,...]
 
@@ -211,6 +214,77 @@ def view_command(
     _view(replay, host=host, port=port, browser=browser)
 
 
+WILDCARD_HOSTS = ("0.0.0.0", "::", "[::]", "")
+
+
+@app.command("arena")
+def arena_command(
+    against: str = typer.Option("trained", help="Who the player meets: trained (the small 1v1 hero that ships "
+                                                "with fivestack), scripted, scripted-weak, random, or a trained "
+                                                "version RUN[:VERSION] (e.g. runs/NAME:1200)."),
+    mode: str = typer.Option("1v1", help="1v1 (mid lane, first to two kills or the first tower) or 5v5."),
+    hero: str = typer.Option(None, help="The player's hero (a hero name, any case); default: the team's first."),
+    side: str = typer.Option("radiant", help="The player's team: radiant or dire."),
+    coop: bool = typer.Option(False, "--coop", help="5v5: the player's four teammates are the trained policy "
+                                                    "instead of the scripted team."),
+    seed: int = typer.Option(0, help="Seed of the game and of the agents."),
+    host: str = typer.Option("127.0.0.1", help="Address to bind, and the one the page must be opened at; the "
+                                               "default serves this machine only."),
+    port: int = typer.Option(0, help="Port to listen on; 0 picks a free one."),
+    browser: bool = typer.Option(True, "--browser/--no-browser", help="Open the page in the default browser."),
+    stats: Path = typer.Option(None, "--stats", help="Print the record against people of this folder (RUN, or "
+                                                     "runs/arena-NAME for a bot) from its arena.jsonl, and exit."),
+) -> None:
+    """Play a live game in the browser, against (or, with --coop, beside) a trained team or a bot."""
+    if stats is not None:
+        from fivestack.arena.records import format_stats, record_stats
+
+        try:
+            print(format_stats(stats, record_stats(stats)))
+        except ValueError as e:
+            _fail(str(e))
+        return
+    from fivestack.arena.server import serve_game
+    from fivestack.arena.session import ArenaGame, ArenaSetup
+    from fivestack.game.layout import STEP_SECONDS
+    from fivestack.system.agents import AgentUnavailable
+
+    if not 0 <= port <= 65535:
+        _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
+    if host.strip() in WILDCARD_HOSTS:
+        _fail(f"--host {host!r} listens everywhere, but the page only works from the address it was opened at; "
+              "give that address (e.g. this machine's LAN address), or leave the default 127.0.0.1")
+    if seed < 0:
+        _fail(f"--seed must be a non-negative integer, got {seed}")
+    setup = ArenaSetup(against=against, mode=mode, hero=hero, side=side, coop=coop, seed=seed)
+    err = Console(stderr=True, highlight=False)
+    try:
+        setup.check()
+        with err.status(f"setting up {mode} against {against} ..."):
+            game = ArenaGame(setup)
+    except AgentUnavailable as e:
+        _fail(str(e), code=1)
+        return
+    except ValueError as e:
+        _fail(str(e))
+        return
+    say = lambda line: print(line, flush=True)  # noqa: E731
+    try:
+        server = serve_game(game, host=host, port=port, open_browser=browser, say=say)
+    except OSError as e:
+        _fail(f"cannot listen on {host}:{port} ({e.strerror or e}); choose another --port, or 0 for a free one")
+        return
+    if server.error is not None:
+        _fail(f"the arena stopped on an error: {type(server.error).__name__}: {server.error}", code=1)
+    end = game.end_message()
+    if end is None:
+        say("No game was played (no page joined it).")
+    else:
+        outcome = {"win": "You won", "loss": "You lost", "draw": "A draw"}.get(end["outcome"], end["outcome"])
+        say(f"{outcome} ({end['reason']}) after {game.step * STEP_SECONDS:.0f} game seconds.")
+        if end.get("replay"):
+            say(f"Replay: {end['replay']} (watch it with: fivestack view {end['replay']})")
+        say(f"Record against people: fivestack arena --stats {game.results_dir}")
 
 
 @app.command("eval")
