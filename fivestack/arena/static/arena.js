@@ -118,7 +118,7 @@
     camera = new M.Camera(canvas, header.map.size, { minZoom: 1, maxZoom: 12, recenterAtMin: false });
     camera.zoom = 3.2;
     resize();
-    const enemy = game.against === "trained" ? "the trained hero" : game.against;
+    const enemy = game.against === "trained" ? `the trained ${game.mode === "1v1" ? "hero" : "team"}` : game.against;
     const mates = game.mode === "5v5" ? ` · teammates: ${game.coop ? "trained policy (co-op)" : game.teammates || "scripted"}` : "";
     $("matchup").innerHTML = `${esc(game.mode)} · you: <b class="${M.TEAM_NAMES[team]}">${esc(game.player.name)}</b> (${M.TEAM_LABEL[team]}) vs ${esc(enemy)}${esc(mates)}`;
     $("hero-name").innerHTML = `<span class="${M.TEAM_NAMES[team]}">${esc(game.player.name)}</span>`;
@@ -506,9 +506,9 @@
     const U = f.units;
     const ancient = header.map.buildings.find((b) => b.kind === "ancient" && M.TEAM_NAMES.indexOf(b.team) === team);
     let best = -1, bestD = Infinity;
-    for (let r = 0; r < U.unit.length; r++) {  // the own fountain, else the own building nearest the ancient
-      if (U.team[r] !== team || !M.isStructure(U.kind[r]) || U.kind[r] === M.KIND.ancient) continue;
-      const d = U.kind[r] === M.KIND.fountain ? -1 : ancient ? Math.hypot(U.x[r] - ancient.x, U.y[r] - ancient.y) : 0;
+    for (let r = 0; r < U.unit.length; r++) {  // the own building nearest the own ancient (the fountain is no target)
+      if (U.team[r] !== team || !M.isStructure(U.kind[r]) || U.kind[r] === M.KIND.fountain) continue;
+      const d = ancient ? Math.hypot(U.x[r] - ancient.x, U.y[r] - ancient.y) : 0;
       if (d < bestD) { bestD = d; best = U.unit[r]; }
     }
     if (best < 0) { toast("", "no building of yours to teleport to", true); return; }
