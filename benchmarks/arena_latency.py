@@ -146,7 +146,7 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=5.0, help="game minutes (= wall minutes) per game")
     parser.add_argument("--against", default="trained", help="the opponents, and the teammates' policy with --coop")
     parser.add_argument("--flood-rate", type=float, default=1000.0, help="messages a second in the flooded game")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's own)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, as `fivestack arena` plays)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
@@ -154,8 +154,7 @@ def main() -> None:
 
     from fivestack.arena.session import ArenaSetup
 
-    if args.threads is not None:
-        torch.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
     setup = ArenaSetup(against=args.against, mode="5v5", coop=True, seed=args.seed)
     setup.check()
     with tempfile.TemporaryDirectory(prefix="arena-latency-") as tmp:

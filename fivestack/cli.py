@@ -256,11 +256,14 @@ def arena_command(
               "give that address (e.g. this machine's LAN address), or leave the default 127.0.0.1")
     if seed < 0:
         _fail(f"--seed must be a non-negative integer, got {seed}")
+    import torch
+
+    torch.set_num_threads(1)  # small batches: one thread keeps a 5v5 tick at a few ms; more threads only contend
     setup = ArenaSetup(against=against, mode=mode, hero=hero, side=side, coop=coop, seed=seed)
     err = Console(stderr=True, highlight=False)
     try:
         setup.check()
-        with err.status(f"setting up {mode} against {against} ..."):
+        with err.status(f"setting up {mode} against {against} (the first game compiles the simulator: minutes) ..."):
             game = ArenaGame(setup)
     except AgentUnavailable as e:
         _fail(str(e), code=1)

@@ -92,8 +92,9 @@ def format_stats(directory: str | Path, stats: dict) -> str:
     low, high = stats["interval95"]
     modes = ", ".join(f"{m}: {v['wins']}/{v['games']}" for m, v in stats["by_mode"].items())
     return (f"{directory}: won {stats['wins']} of {stats['games']} games against people "
-            f"({100 * stats['win_rate']:.1f}%, 95% interval {100 * low:.1f}-{100 * high:.1f}%), lost {stats['losses']}, "
-            f"drew {stats['draws']} ({modes}); {stats['left_early']} ended by the person leaving")
+            f"({100 * stats['win_rate']:.1f}%, 95% interval {100 * low:.1f}-{100 * high:.1f}%), "
+            f"lost {stats['losses']}, drew {stats['draws']} ({modes}); "
+            f"{stats['left_early']} ended by the person leaving")
 
 
 __all__ = ["RESULTS_FILE", "append_result", "format_stats", "read_results", "record_stats", "results_dir_for"]

@@ -25,8 +25,9 @@ kept for ``benchmarks/arena_latency.py``.
 
 Leaving: a page that disconnects pauses the game; if no page says hello again within ``grace_seconds`` (60),
 the game ends as a loss (``forfeit("left")``). A page that comes back in time finds the game as it was left:
-running, or paused when the player had paused it (a ``paused`` message follows the ``welcome``). However the game ends (won, lost, left, ``leave``), the server
-saves it (``game.close()``: the replay and the ``arena.jsonl`` line), sends the ``end`` message, and stops
+running, or paused when the player had paused it (a ``paused`` message follows the ``welcome``). However the game
+ends (won, lost, left, ``leave``), the server saves it (``game.close()``: the replay and the ``arena.jsonl``
+line), sends the ``end`` message, and stops
 ``linger_seconds`` later. ``stop()`` (Ctrl-C in the CLI) forfeits a game in progress and saves it too.
 
 Threads: the server runs its own event loop in a background thread (``start()`` returns the URL, ``stop()``

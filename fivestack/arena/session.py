@@ -39,10 +39,10 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import (
     A_ABILITY0, A_ATTACK, A_ATTACK_MOVE, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE, A_PICKUP, A_STOP,
-    A_TOWN_PORTAL, ABILITY_CD, ABILITY_LEVEL, ALIVE, BUYBACK_CD, FRAMES_PER_SECOND, G_FRAME, G_GLYPH_CD0, G_KILLS0, GOLD,
-    HEROES_PER_TEAM, HP, HP_MAX, IT_COOLDOWN, IT_ID, LEVEL, MANA, MANA_MAX, MOVE_STEP, N_ACTION_FIELDS, N_HEROES,
-    N_ITEM_SLOTS, N_OFFSET, RESPAWN, STEP_SECONDS, T_NONE, TEAM, T_POINT, T_UNIT, T_UNIT_OFFSET, TARGET, TARGET_OFFSET_STEP,
-    X, Y,
+    A_TOWN_PORTAL, ABILITY_CD, ABILITY_LEVEL, ALIVE, BUYBACK_CD, FRAMES_PER_SECOND, G_FRAME, G_GLYPH_CD0, G_KILLS0,
+    GOLD, HEROES_PER_TEAM, HP, HP_MAX, IT_COOLDOWN, IT_ID, LEVEL, MANA, MANA_MAX, MOVE_STEP, N_ACTION_FIELDS,
+    N_HEROES, N_ITEM_SLOTS, N_OFFSET, RESPAWN, STEP_SECONDS, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, TARGET,
+    TARGET_OFFSET_STEP, TEAM, X, Y,
 )
 from fivestack.game.patch import Patch
 from fivestack.model.policy import Policy, PolicyConfig
@@ -168,6 +168,16 @@ def _policy_agent(spec: str, team: int, seed: int, mode: str, heroes: np.ndarray
     return agent
 
 
+def warm_up(config: GameConfig) -> None:
+    """Step a throwaway game once, so that the simulator's kernels are compiled (or loaded from Numba's cache)
+    before the clock starts: a first compile takes minutes, and no tick should."""
+    env = BatchedEnv(1, config)
+    env.reset(0)
+    noop = np.zeros((1, N_HEROES, N_ACTION_FIELDS), np.int64)
+    noop[..., 2] = -1
+    env.step(noop)
+
+
 # ====================================================================== the live game
 class ArenaGame:
     """The live game (see the module docstring). ``results_dir``: where the replay and ``arena.jsonl`` go
@@ -178,11 +188,12 @@ class ArenaGame:
         self.setup = setup
         self.team = setup.team
         config, self.hero = _game_config(setup)
+        warm_up(config)
         self.env = BatchedEnv(1, config)
         self.env.reset(setup.seed)
         enemy = 1 - self.team
-        self.opponents = (_policy_agent(setup.against, enemy, setup.seed + 1, setup.mode)
-                          if setup.against not in BOTS else build_agent(setup.against, enemy, setup.seed + 1, setup.mode))
+        self.opponents = (build_agent(setup.against, enemy, setup.seed + 1, setup.mode) if setup.against in BOTS
+                          else _policy_agent(setup.against, enemy, setup.seed + 1, setup.mode))
         self.teammates = None
         if setup.teammates is not None:
             mates = active_heroes(setup.mode)[self.team]
@@ -364,8 +375,10 @@ class ArenaGame:
         abilities = []
         for k, a in enumerate(self.hero_type.abilities):
             level = int(s.hi[g, h, ABILITY_LEVEL + k])
-            abilities.append({"name": a.name, "level": level, "cooldown": int(s.hi[g, h, ABILITY_CD + k]) / FRAMES_PER_SECOND,
-                              "mana": a.mana + a.mana_per_level * max(level - 1, 0), "ready": bool(masks[A_ABILITY0 + k])})
+            abilities.append({"name": a.name, "level": level,
+                              "cooldown": int(s.hi[g, h, ABILITY_CD + k]) / FRAMES_PER_SECOND,
+                              "mana": a.mana + a.mana_per_level * max(level - 1, 0),
+                              "ready": bool(masks[A_ABILITY0 + k])})
         items = []
         for k in range(N_ITEM_SLOTS):
             item_id = int(s.items[g, h, k, IT_ID])
@@ -452,4 +465,5 @@ def _offsets(centre, x: float, y: float, step: float) -> tuple[int, int]:
     return int(np.clip(round(dx), -half, half)) + half, int(np.clip(round(dy), -half, half)) + half
 
 
-__all__ = ["ArenaGame", "ArenaSetup", "KEYS", "SIDES", "TRAINED", "load_trained_policy", "trained_files"]
+__all__ = ["ArenaGame", "ArenaSetup", "KEYS", "SIDES", "TRAINED", "load_trained_policy", "trained_files",
+           "warm_up"]

@@ -85,7 +85,8 @@ def test_orders_an_agent_could_not_give_are_refused_and_change_nothing(tmp_path)
     game.tick()
     before = state_digest(game)
     enemy_hero = (1 - game.team) * HEROES_PER_TEAM
-    unseen = [u for u in range(MAX_UNITS) if game.env.game.state.ui[0, u, 0] and not game.env.game.state.vis[0, game.team, u]]
+    state = game.env.game.state
+    unseen = [u for u in range(MAX_UNITS) if state.ui[0, u, 0] and not state.vis[0, game.team, u]]
     cases = [
         ({"type": "order", "hero": enemy_hero, "order": "stop"}, "not_your_hero"),
         ({"type": "order", "hero": game.hero, "order": "attack", "unit": unseen[0]}, "unit_not_visible"),
