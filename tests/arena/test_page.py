@@ -23,7 +23,9 @@ import pytest
 
 from fivestack.arena.server import ArenaServer
 from fivestack.arena.session import ArenaGame, ArenaSetup
-from fivestack.game.layout import A_ABILITY0, A_ATTACK_MOVE, A_MOVE, ALIVE, HEROES_PER_TEAM, MANA, STEP_SECONDS, TEAM, X, Y
+from fivestack.game.layout import (
+    A_ABILITY0, A_ATTACK_MOVE, A_MOVE, ALIVE, HEROES_PER_TEAM, MANA, STEP_SECONDS, TEAM, X, Y,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -175,7 +177,8 @@ def test_a_person_walks_casts_and_is_sent_only_what_the_team_sees(browser, start
     wait_for(page, lambda: server.run_in_loop(lambda: float(game.env.game.state.uf[0, game.hero, MANA]))
              < mana - 0.5 * me["abilities"][slot]["mana"], 15, f"{ability['name']} to spend mana")
     assert any(row[0] == A_ABILITY0 + slot for _, row in game.player_actions)
-    wait_for(page, lambda: page.evaluate(f"arena.lastFrame.me.abilities[{slot}].cooldown") > 0, 10, "the cooldown shown")
+    wait_for(page, lambda: page.evaluate(f"arena.lastFrame.me.abilities[{slot}].cooldown") > 0, 10,
+             "the cooldown shown")
 
     # the lane: attack-move to the middle of the map until the team has seen enemy units, then check every frame
     page.evaluate("arena.sendOrder({order: 'attack_move', x: 7400, y: 7400})")
