@@ -31,6 +31,7 @@ from fivestack.viewer.replay import Replay, load_replay
 ASSETS = {  # URL path -> (file in fivestack/viewer/static, content type)
     "/": ("index.html", "text/html; charset=utf-8"),
     "/index.html": ("index.html", "text/html; charset=utf-8"),
+    "/map.js": ("map.js", "text/javascript; charset=utf-8"),
     "/viewer.js": ("viewer.js", "text/javascript; charset=utf-8"),
     "/viewer.css": ("viewer.css", "text/css; charset=utf-8"),
 }

@@ -1,36 +1,31 @@
-// fivestack replay viewer: draws a replay served by `fivestack view` on a 2D canvas.
-// The replay arrives as /replay/meta.json (header, summary, events, array layout) and /replay/data.bin
-// (the arrays, viewed as typed arrays without parsing). window.viewer is the page's small API (used by tests).
+// fivestack replay viewer: the replay UI of `fivestack view` (loading, timeline, planning view, scoreboard, feed).
+// The replay arrives as /replay/meta.json (header, summary, events, array layout) and /replay/data.bin (the
+// arrays, viewed as typed arrays without parsing). The map itself is drawn by map.js (window.FivestackMap),
+// loaded first. window.viewer is the page's small API (used by tests).
+//
+// Map of this file: loading (load, setup) · geometry (the camera, resize) · drawing one timestep (draw: the
+// map.js calls plus the selected hero's target lines) · policy outputs and the planning view (win probability,
+// hero value) · hero detail, scoreboard, event feed, timeline ticks · interaction (seek, fog, select, mouse,
+// keys, playback) · window.viewer.
 "use strict";
 
 (function () {
-  const COLORS = {
-    radiantHero: [61, 220, 132], direHero: [255, 82, 82],
-    radiantCreep: [46, 160, 98], direCreep: [205, 60, 60],
-    neutral: [214, 168, 74], bigNeutral: [176, 112, 255],
-    radiantBuilding: [38, 140, 86], direBuilding: [170, 48, 48],
-  };
-  const rgb = (c, a) => (a === undefined ? `rgb(${c[0]},${c[1]},${c[2]})` : `rgba(${c[0]},${c[1]},${c[2]},${a})`);
-  const KIND = { hero: 0, creep_melee: 1, creep_ranged: 2, creep_siege: 3, tower: 4, barracks: 5, ancient: 6,
-    fountain: 7, neutral: 8, big_neutral: 9, courier: 10 };
-  const TEAM_NAMES = ["radiant", "dire", "neutral"];
-  const TEAM_LABEL = ["Radiant", "Dire", "Neutral"];
-  const KIND_LABEL = ["hero", "melee creep", "ranged creep", "siege creep", "tower", "barracks", "ancient",
-    "fountain", "neutral creep", "big neutral", "courier"];
+  const M = window.FivestackMap;
+  const { COLORS, KIND, KIND_LABEL, TEAM_NAMES, TEAM_LABEL, rgb } = M;
   const TARGETED = new Set(["attack", "ability_1", "ability_2", "ability_3", "ultimate", "item_1", "item_2", "item_3",
     "item_4", "item_5", "item_6", "town_portal"]);
   const $ = (id) => document.getElementById(id);
   const DTYPES = { int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array,
     uint32: Uint32Array, float32: Float32Array };
 
-  const V = {
-    ready: false, error: null, step: 0, fog: "none", selected: -1, playing: false, speed: 4,
-    zoom: 1, cx: 8000, cy: 8000, timing: {},
-  };
-  let meta = null, A = null, H = null, T = 0, mapSize = 16000, stepSeconds = 2 / 15;
-  let bg = null, fogCanvas = null, rowOf = new Int32Array(256).fill(-1), nextRow = new Int32Array(256).fill(-1);
+  const V = { ready: false, error: null, step: 0, fog: "none", selected: -1, playing: false, speed: 4, timing: {} };
+  let meta = null, A = null, U = null, H = null, T = 0, mapSize = 16000, stepSeconds = 2 / 15, camera = null;
+  let bg = null, rowOf = new Int32Array(256).fill(-1);
   let winSeries = null, winImplied = [false, false], lastPanelStep = -1, playTime = 0, lastFrameTs = null, hover = null;
   const canvas = $("map"), ctx = canvas.getContext("2d", { willReadFrequently: true });
+  for (const key of ["zoom", "cx", "cy"]) {  // the camera's state, readable as before on window.viewer
+    Object.defineProperty(V, key, { enumerable: true, get: () => (camera ? camera[key] : key === "zoom" ? 1 : 8000) });
+  }
 
   // ------------------------------------------------------------------ loading
   function fail(message) {
@@ -85,8 +80,10 @@
       $("winprob").style.opacity = 0.35;
     }
     buildWinSeries();
-    bg = renderBackground(2048);
-    fogCanvas = document.createElement("canvas");
+    bg = M.renderBackground(H, 2048);
+    camera = new M.Camera(canvas, mapSize);
+    U = {};
+    for (const field of H.unit_fields) U[field] = A[`unit_${field}`];
     resize();
     bindUi();
     seek(0);
@@ -106,15 +103,7 @@
   const heroTeam = (h) => (h < 5 ? 0 : 1);
 
   // ------------------------------------------------------------------ geometry
-  function scale() { return (Math.min(canvas.width, canvas.height) / mapSize) * V.zoom; }
-  function project(x, y) {
-    const s = scale();
-    return [(x - V.cx) * s + canvas.width / 2, (V.cy - y) * s + canvas.height / 2];
-  }
-  function unproject(px, py) {
-    const s = scale();
-    return [(px - canvas.width / 2) / s + V.cx, V.cy - (py - canvas.height / 2) / s];
-  }
+  const project = (x, y) => camera.project(x, y);
 
   function resize() {
     const r = canvas.getBoundingClientRect();
@@ -127,278 +116,51 @@
     if (V.ready) draw();
   }
 
-  // ------------------------------------------------------------------ static map
-  function renderBackground(size) {
-    const c = document.createElement("canvas");
-    c.width = c.height = size;
-    const g = c.getContext("2d");
-    const k = size / mapSize;
-    const P = (x, y) => [x * k, (mapSize - y) * k];
-    g.fillStyle = "#26331f";
-    g.fillRect(0, 0, size, size);
-    // bases
-    const fountains = H.map.buildings.filter((b) => b.kind === "fountain");
-    for (const f of fountains) {
-      const [x, y] = P(f.x, f.y);
-      const grad = g.createRadialGradient(x, y, 0, x, y, 4200 * k);
-      const col = f.team === "radiant" ? COLORS.radiantHero : COLORS.direHero;
-      grad.addColorStop(0, rgb(col, 0.22));
-      grad.addColorStop(1, rgb(col, 0.0));
-      g.fillStyle = grad;
-      g.beginPath(); g.arc(x, y, 4200 * k, 0, Math.PI * 2); g.fill();
-    }
-    // river along x + y = size
-    const hw = H.map.river.half_width;
-    g.fillStyle = "#1f4866";
-    g.beginPath();
-    const r1 = P(0, mapSize - hw * Math.SQRT2), r2 = P(0, mapSize + hw * Math.SQRT2);
-    const r3 = P(mapSize + hw * Math.SQRT2, 0), r4 = P(mapSize - hw * Math.SQRT2, 0);
-    g.moveTo(...r1); g.lineTo(...r2); g.lineTo(...r3); g.lineTo(...r4); g.closePath(); g.fill();
-    // lanes
-    g.strokeStyle = "#6b5a40"; g.lineWidth = 420 * k; g.lineCap = "round"; g.lineJoin = "round";
-    for (const pts of Object.values(H.map.lanes)) {
-      g.beginPath();
-      pts.forEach(([x, y], i) => (i ? g.lineTo(...P(x, y)) : g.moveTo(...P(x, y))));
-      g.stroke();
-    }
-    // trees and cliffs (blocked walk cells)
-    const grid = H.map.walk_grid, cs = grid.cell_size * k;
-    g.fillStyle = "#11200f";
-    for (let i = 0; i < grid.cells; i++) {
-      const row = grid.rows[i];
-      for (let j = 0; j < grid.cells; j++) {
-        if (row.charCodeAt(j) === 48) {
-          const [x, y] = P(i * grid.cell_size, (j + 1) * grid.cell_size);
-          g.fillRect(x - 0.5, y - 0.5, cs + 1, cs + 1);
-        }
-      }
-    }
-    g.fillStyle = "#0b170a";
-    for (let i = 0; i < grid.cells; i++) {
-      const row = grid.rows[i];
-      for (let j = 0; j < grid.cells; j++) {
-        if (row.charCodeAt(j) === 48 && (i * 7 + j * 13) % 3 === 0) {
-          const [x, y] = P((i + 0.5) * grid.cell_size, (j + 0.5) * grid.cell_size);
-          g.beginPath(); g.arc(x, y, cs * 0.32, 0, Math.PI * 2); g.fill();
-        }
-      }
-    }
-    // camps, big neutral pit, rune spots
-    g.strokeStyle = "rgba(214,168,74,0.55)"; g.lineWidth = 2;
-    for (const [x, y] of H.map.camps) { g.beginPath(); g.arc(...P(x, y), 260 * k, 0, Math.PI * 2); g.stroke(); }
-    g.strokeStyle = "rgba(176,112,255,0.7)";
-    g.beginPath(); g.arc(...P(...H.map.big_neutral), 380 * k, 0, Math.PI * 2); g.stroke();
-    g.strokeStyle = "rgba(255,216,102,0.6)";
-    for (const [x, y] of H.map.rune_spots) {
-      const [px, py] = P(x, y), r = 150 * k;
-      g.beginPath(); g.moveTo(px, py - r); g.lineTo(px + r, py); g.lineTo(px, py + r); g.lineTo(px - r, py); g.closePath(); g.stroke();
-    }
-    return c;
-  }
-
   // ------------------------------------------------------------------ drawing one timestep
   function stepRows(t) {
     return [A.step_start[t], A.step_start[t + 1]];
   }
-
-  function visibleTo(r, team) {
-    if (team < 0) return true;
-    if (A.unit_team[r] === team) return true;
-    const kind = A.unit_kind[r];
-    if (kind >= KIND.tower && kind <= KIND.fountain) return true; // structures are always known
-    return (A.unit_vis[r] & (1 << team)) !== 0;
-  }
-
-  function unitColor(r) {
-    const kind = A.unit_kind[r], team = A.unit_team[r];
-    if (team === 2) return kind === KIND.big_neutral ? COLORS.bigNeutral : COLORS.neutral;
-    if (kind === KIND.hero || kind === KIND.courier) return team === 0 ? COLORS.radiantHero : COLORS.direHero;
-    if (kind >= KIND.tower && kind <= KIND.fountain) return team === 0 ? COLORS.radiantBuilding : COLORS.direBuilding;
-    return team === 0 ? COLORS.radiantCreep : COLORS.direCreep;
-  }
-
-  function bar(x, y, w, frac, color) {
-    ctx.fillStyle = "rgba(0,0,0,0.75)";
-    ctx.fillRect(x - w / 2 - 1, y - 1, w + 2, 5);
-    ctx.fillStyle = color;
-    ctx.fillRect(x - w / 2, y, Math.max(0, Math.min(1, frac)) * w, 3);
-  }
-
-  function hpColor(frac) { return frac > 0.5 ? "#4fc66a" : frac > 0.25 ? "#e0c040" : "#e04a3a"; }
+  const fogTeamOf = () => (V.fog === "radiant" ? 0 : V.fog === "dire" ? 1 : -1);
+  const unitColor = (r) => M.unitColor(A.unit_kind[r], A.unit_team[r]);
 
   function draw() {
     if (!V.ready && !A) return;
     const t = V.step;
-    const W = canvas.width, Hh = canvas.height, s = scale();
-    const fogTeam = V.fog === "radiant" ? 0 : V.fog === "dire" ? 1 : -1;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.fillStyle = "#0b0f13";
-    ctx.fillRect(0, 0, W, Hh);
-    const [ox, oy] = project(0, mapSize);
-    ctx.imageSmoothingEnabled = true;
-    ctx.drawImage(bg, ox, oy, mapSize * s, mapSize * s);
-    if (A.step_night[t]) { ctx.fillStyle = "rgba(20,30,80,0.22)"; ctx.fillRect(ox, oy, mapSize * s, mapSize * s); }
+    M.drawBackground(ctx, camera, bg, A.step_night[t]);
     const [a, b] = stepRows(t);
     rowOf.fill(-1);
     for (let r = a; r < b; r++) rowOf[A.unit_unit[r]] = r;
     // while playing, units glide between this timestep and the next; a paused frame is exactly timestep t
     const frac = V.playing && t + 1 < T ? Math.max(0, Math.min(1, playTime / stepSeconds - t)) : 0;
-    if (frac > 0) {
-      nextRow.fill(-1);
-      const [c, d] = stepRows(t + 1);
-      for (let r = c; r < d; r++) nextRow[A.unit_unit[r]] = r;
-    }
-    const at = (r) => {
-      const n = frac > 0 ? nextRow[A.unit_unit[r]] : -1;
-      if (n < 0 || Math.abs(A.unit_x[n] - A.unit_x[r]) + Math.abs(A.unit_y[n] - A.unit_y[r]) > 800) {
-        return project(A.unit_x[r], A.unit_y[r]);  // not alive next, or a teleport: no gliding
-      }
-      return project(A.unit_x[r] + (A.unit_x[n] - A.unit_x[r]) * frac, A.unit_y[r] + (A.unit_y[n] - A.unit_y[r]) * frac);
-    };
-    // fog: darken what the chosen team cannot see
-    if (fogTeam >= 0) {
-      if (fogCanvas.width !== W || fogCanvas.height !== Hh) { fogCanvas.width = W; fogCanvas.height = Hh; }
-      const f = fogCanvas.getContext("2d");
-      f.globalCompositeOperation = "source-over";
-      f.clearRect(0, 0, W, Hh);
-      f.fillStyle = "rgba(4,6,10,0.66)";
-      f.fillRect(0, 0, W, Hh);
-      f.globalCompositeOperation = "destination-out";
-      f.fillStyle = "#000";
-      for (let r = a; r < b; r++) {
-        if (A.unit_team[r] !== fogTeam) continue;
-        const [px, py] = at(r);
-        f.beginPath(); f.arc(px, py, A.unit_vision[r] * s, 0, Math.PI * 2); f.fill();
-      }
-      ctx.drawImage(fogCanvas, 0, 0);
-    }
-    // destroyed buildings: ruins
-    ctx.strokeStyle = "rgba(150,150,150,0.6)"; ctx.lineWidth = 2;
-    for (const bld of H.map.buildings) {
-      if (rowOf[bld.unit] >= 0) continue;
-      const [px, py] = project(bld.x, bld.y), r = Math.max(4, 110 * s);
-      ctx.beginPath(); ctx.moveTo(px - r, py - r); ctx.lineTo(px + r, py + r); ctx.moveTo(px + r, py - r); ctx.lineTo(px - r, py + r); ctx.stroke();
-    }
-    // runes
-    for (let k = 0; k < 2; k++) {
-      const rune = A.step_runes[2 * t + k];
-      if (!rune) continue;
-      const [x, y] = H.map.rune_spots[k];
-      const [px, py] = project(x, y);
-      ctx.fillStyle = rune === 1 ? "#ffd866" : "#7fd3ff";
-      ctx.beginPath(); ctx.arc(px, py, Math.max(3.5, 90 * s), 0, Math.PI * 2); ctx.fill();
-    }
-    const z = Math.sqrt(V.zoom);
-    // structures
-    for (let r = a; r < b; r++) {
-      const kind = A.unit_kind[r];
-      if (kind < KIND.tower || kind > KIND.fountain) continue;
-      const [px, py] = at(r);
-      const col = unitColor(r);
-      const size = (kind === KIND.ancient ? 11 : kind === KIND.fountain ? 8 : kind === KIND.tower ? 6.5 : 5) * z;
-      ctx.fillStyle = rgb(col);
-      ctx.strokeStyle = "#0a0d10"; ctx.lineWidth = 1.5;
-      if (kind === KIND.ancient) {
-        ctx.beginPath(); ctx.moveTo(px, py - size); ctx.lineTo(px + size, py); ctx.lineTo(px, py + size); ctx.lineTo(px - size, py); ctx.closePath();
-        ctx.fill(); ctx.stroke();
-      } else if (kind === KIND.fountain) {
-        ctx.beginPath(); ctx.arc(px, py, size, 0, Math.PI * 2); ctx.fill(); ctx.stroke();
-      } else if (kind === KIND.barracks) {
-        ctx.fillRect(px - size * 1.4, py - size * 0.8, size * 2.8, size * 1.6);
-        ctx.strokeRect(px - size * 1.4, py - size * 0.8, size * 2.8, size * 1.6);
-      } else {
-        ctx.fillRect(px - size, py - size, size * 2, size * 2);
-        ctx.strokeRect(px - size, py - size, size * 2, size * 2);
-        const tier = H.map.buildings.find((bb) => bb.unit === A.unit_unit[r]);
-        if (tier && tier.tier && size >= 6) {
-          ctx.fillStyle = "#0a0d10"; ctx.font = `bold ${Math.round(size * 1.4)}px sans-serif`;
-          ctx.textAlign = "center"; ctx.textBaseline = "middle";
-          ctx.fillText(String(tier.tier), px, py + 0.5);
-        }
-      }
-      if (kind !== KIND.fountain && A.unit_hp[r] < A.unit_hp_max[r]) {
-        const frac = A.unit_hp[r] / A.unit_hp_max[r];
-        bar(px, py + size + 3, size * 2.6, frac, hpColor(frac));
-      }
-    }
-    // creeps, neutrals, couriers
-    for (let r = a; r < b; r++) {
-      const kind = A.unit_kind[r];
-      if (kind === KIND.hero || (kind >= KIND.tower && kind <= KIND.fountain)) continue;
-      if (!visibleTo(r, fogTeam)) continue;
-      const [px, py] = at(r);
-      ctx.fillStyle = rgb(unitColor(r));
-      if (kind === KIND.courier) {
-        const q = 5 * z;
-        ctx.beginPath(); ctx.moveTo(px, py - q); ctx.lineTo(px + q, py + q * 0.8); ctx.lineTo(px - q, py + q * 0.8); ctx.closePath(); ctx.fill();
-      } else if (kind === KIND.creep_siege) {
-        const q = 3.5 * z;
-        ctx.fillRect(px - q, py - q, 2 * q, 2 * q);
-      } else {
-        const q = (kind === KIND.big_neutral ? 7 : kind === KIND.creep_ranged ? 2.8 : 3.3) * z;
-        ctx.beginPath(); ctx.arc(px, py, q, 0, Math.PI * 2); ctx.fill();
-      }
-      if (V.zoom >= 2.5 && A.unit_hp[r] < A.unit_hp_max[r]) {
-        const frac = A.unit_hp[r] / A.unit_hp_max[r];
-        bar(px, py - 5 * z - 4, 10 * z, frac, hpColor(frac));
-      }
-    }
-    // selected hero's targets (under the heroes)
-    if (V.selected >= 0 && rowOf[V.selected] >= 0 && visibleTo(rowOf[V.selected], fogTeam)) {
-      const r = rowOf[V.selected];
-      const [hx, hy] = at(r);
-      const target = A.unit_target[r];
-      if (target >= 0 && rowOf[target] >= 0) {
-        const [tx, ty] = at(rowOf[target]);
-        ctx.strokeStyle = "rgba(255,255,255,0.75)"; ctx.lineWidth = 1.5; ctx.setLineDash([5, 4]);
-        ctx.beginPath(); ctx.moveTo(hx, hy); ctx.lineTo(tx, ty); ctx.stroke(); ctx.setLineDash([]);
-      }
-      const pol = policyOf(t, V.selected);
-      if (pol && pol.target >= 0 && TARGETED.has(pol.primary) && rowOf[pol.target] >= 0) {
-        const tr = rowOf[pol.target];
-        const [tx, ty] = at(tr);
-        ctx.strokeStyle = "#ffd866"; ctx.lineWidth = 2;
-        ctx.beginPath(); ctx.moveTo(hx, hy); ctx.lineTo(tx, ty); ctx.stroke();
-        ctx.beginPath(); ctx.arc(tx, ty, 9 * z, 0, Math.PI * 2); ctx.stroke();
-      }
-    }
-    // heroes, then their labels on top
-    const labels = [];
-    for (let r = a; r < b && A.unit_unit[r] < 10; r++) {
-      if (A.unit_kind[r] !== KIND.hero || !visibleTo(r, fogTeam)) continue;
-      const h = A.unit_unit[r];
-      const [px, py] = at(r);
-      const rad = 7.5 * z;
-      ctx.fillStyle = rgb(unitColor(r));
-      ctx.beginPath(); ctx.arc(px, py, rad, 0, Math.PI * 2); ctx.fill();
-      ctx.strokeStyle = h === V.selected ? "#ffffff" : "#0a0d10";
-      ctx.lineWidth = h === V.selected ? 3 : 2;
-      ctx.beginPath(); ctx.arc(px, py, rad + (h === V.selected ? 2.5 : 1), 0, Math.PI * 2); ctx.stroke();
-      labels.push([r, h, px, py, rad]);
-    }
-    ctx.textAlign = "center"; ctx.textBaseline = "bottom";
-    ctx.font = "600 11px system-ui, sans-serif";
-    const placed = [];
-    for (const [r, h, px, py, rad] of labels) {
-      const frac = A.unit_hp[r] / Math.max(1, A.unit_hp_max[r]);
-      bar(px, py - rad - 9, 26, frac, hpColor(frac));
-      if (A.unit_mana[r] > 0) bar(px, py - rad - 5, 26, A.unit_mana[r] / 1000, "#4a90e2");
-      const text = `${heroName(h)} ${A.unit_level[r]}`;
-      const tw = ctx.measureText(text).width;
-      let ty = py - rad - 11;
-      for (let k = 0; k < 6; k++) {  // lift a label that would overlap one already drawn
-        const hit = placed.some(([x0, y0, w0]) => Math.abs(x0 - px) < (w0 + tw) / 2 + 2 && Math.abs(y0 - ty) < 12);
-        if (!hit) break;
-        ty -= 12;
-      }
-      placed.push([px, ty, tw]);
-      ctx.lineWidth = 3; ctx.strokeStyle = "rgba(0,0,0,0.85)";
-      ctx.strokeText(text, px, ty);
-      ctx.fillStyle = h < 5 ? "#c9f5dc" : "#ffd0d0";
-      ctx.fillText(text, px, ty);
-    }
+    const glide = frac > 0 ? { units: U, start: A.step_start[t + 1], end: A.step_start[t + 2], frac } : null;
+    M.drawUnits(ctx, camera, H, U, {
+      start: a, end: b, fogTeam: fogTeamOf(), glide, selected: V.selected,
+      runes: [A.step_runes[2 * t], A.step_runes[2 * t + 1]], underHeroes: drawTargets,
+    });
     if (hover) drawTooltip();
   }
+
+  // the selected hero's targets (drawn under the heroes): what it attacks, and the policy's target
+  function drawTargets(g, pos, seen) {
+    if (V.selected < 0 || !seen(V.selected)) return;
+    const z = Math.sqrt(camera.zoom);
+    const r = rowOf[V.selected];
+    const [hx, hy] = pos(V.selected);
+    const target = A.unit_target[r];
+    if (target >= 0 && pos(target)) {
+      const [tx, ty] = pos(target);
+      g.strokeStyle = "rgba(255,255,255,0.75)"; g.lineWidth = 1.5; g.setLineDash([5, 4]);
+      g.beginPath(); g.moveTo(hx, hy); g.lineTo(tx, ty); g.stroke(); g.setLineDash([]);
+    }
+    const pol = policyOf(V.step, V.selected);
+    if (pol && pol.target >= 0 && TARGETED.has(pol.primary) && pos(pol.target)) {
+      const [tx, ty] = pos(pol.target);
+      g.strokeStyle = "#ffd866"; g.lineWidth = 2;
+      g.beginPath(); g.moveTo(hx, hy); g.lineTo(tx, ty); g.stroke();
+      g.beginPath(); g.arc(tx, ty, 9 * z, 0, Math.PI * 2); g.stroke();
+    }
+  }
+
 
   // ------------------------------------------------------------------ policy outputs
   function policyOf(t, h) {
@@ -688,17 +450,8 @@
   }
 
   function nearestUnit(px, py, heroesOnly, maxPx) {
-    const [a, b] = stepRows(V.step);
-    const fogTeam = V.fog === "radiant" ? 0 : V.fog === "dire" ? 1 : -1;
-    let best = -1, bestD = maxPx * maxPx;
-    for (let r = a; r < b; r++) {
-      if (heroesOnly && A.unit_kind[r] !== KIND.hero) continue;
-      if (!visibleTo(r, fogTeam)) continue;
-      const [x, y] = project(A.unit_x[r], A.unit_y[r]);
-      const d = (x - px) ** 2 + (y - py) ** 2;
-      if (d < bestD) { bestD = d; best = r; }
-    }
-    return best;
+    const [start, end] = stepRows(V.step);
+    return M.nearestRow(camera, U, px, py, { start, end, fogTeam: fogTeamOf(), heroesOnly, maxPx });
   }
 
   function drawTooltip() {
@@ -741,7 +494,7 @@
     $("heroval").addEventListener("click", chartSeek);
     const dpr = () => window.devicePixelRatio || 1;
     let drag = null;
-    canvas.addEventListener("mousedown", (e) => { drag = { x: e.offsetX, y: e.offsetY, cx: V.cx, cy: V.cy, moved: false }; });
+    canvas.addEventListener("mousedown", (e) => { drag = { x: e.offsetX, y: e.offsetY, cx: camera.cx, cy: camera.cy, moved: false }; });
     window.addEventListener("mouseup", (e) => {
       if (drag && !drag.moved && e.target === canvas) {
         const r = nearestUnit(e.offsetX * dpr(), e.offsetY * dpr(), true, 16);
@@ -754,8 +507,8 @@
         const dx = e.offsetX - drag.x, dy = e.offsetY - drag.y;
         if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
         if (drag.moved) {
-          const s = scale() / dpr();
-          V.cx = drag.cx - dx / s; V.cy = drag.cy + dy / s;
+          const s = camera.scale() / dpr();
+          camera.centerOn(drag.cx - dx / s, drag.cy + dy / s);
         }
       }
       hover = [e.offsetX * dpr(), e.offsetY * dpr()];
@@ -765,11 +518,7 @@
     canvas.addEventListener("wheel", (e) => {
       e.preventDefault();
       const px = e.offsetX * dpr(), py = e.offsetY * dpr();
-      const [wx, wy] = unproject(px, py);
-      V.zoom = Math.max(1, Math.min(12, V.zoom * (e.deltaY < 0 ? 1.2 : 1 / 1.2)));
-      const [nx, ny] = unproject(px, py);
-      V.cx += wx - nx; V.cy += wy - ny;
-      if (V.zoom === 1) { V.cx = mapSize / 2; V.cy = mapSize / 2; }
+      camera.zoomAt(px, py, e.deltaY < 0 ? 1.2 : 1 / 1.2);
       draw();
     }, { passive: false });
     window.addEventListener("keydown", (e) => {
@@ -779,7 +528,7 @@
       else if (e.key === "ArrowRight") { seek(V.step + (e.shiftKey ? 10 : 1) * second); e.preventDefault(); }
       else if (e.key === "ArrowLeft") { seek(V.step - (e.shiftKey ? 10 : 1) * second); e.preventDefault(); }
       else if (e.key === "f" || e.key === "F") setFog({ none: "radiant", radiant: "dire", dire: "none" }[V.fog]);
-      else if (e.key === "0") { V.zoom = 1; V.cx = V.cy = mapSize / 2; draw(); }
+      else if (e.key === "0") { camera.reset(); draw(); }
       else if (e.key === "Escape") select(-1);
     });
     window.addEventListener("resize", resize);
