@@ -1,7 +1,8 @@
 """The replay viewer's local web server: ``fivestack view REPLAY``.
 
-It serves exactly five things, all from memory: the page's three static files (``fivestack/viewer/static``,
-shipped with the package) and the replay it was given, as ``/replay/meta.json`` (header, summary, events and
+It serves exactly six things, all from memory: the page's four static files (``fivestack/viewer/static``,
+shipped with the package: the page, its style, ``map.js``, the map drawing it shares with the arena's page, and
+``viewer.js``, the replay UI) and the replay it was given, as ``/replay/meta.json`` (header, summary, events and
 where each array lies in the binary) and ``/replay/data.bin`` (the replay's arrays, little-endian, each
 8-byte aligned, so that the page views them as typed arrays without parsing). Every other path, including
 ``../`` and its encodings, absolute paths and anything else, gets 404: nothing on the disk is reachable
