@@ -36,6 +36,7 @@ from fivestack.arena.protocol import Command, ProtocolError
 from fivestack.arena.records import append_result, results_dir_for
 from fivestack.bots.agents import AGENTS as BOTS
 from fivestack.env.batched import BatchedEnv
+from fivestack.env.spaces import PK_KIND, PK_PRESENT
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import (
     A_ABILITY0, A_ATTACK, A_ATTACK_MOVE, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE, A_PICKUP, A_STOP,
@@ -48,6 +49,7 @@ from fivestack.game.patch import Patch
 from fivestack.model.policy import Policy, PolicyConfig
 from fivestack.system.agents import PolicyTeamAgent, build_agent, check_agent
 from fivestack.system.rollout import active_heroes
+from fivestack.viewer.replay.format import RUNE_NAMES
 from fivestack.viewer.replay.recorder import ReplayRecorder, unit_columns
 
 SIDES = ("radiant", "dire")
@@ -368,7 +370,15 @@ class ArenaGame:
         return {"type": "frame", "step": self.step, "frame": frame_no, "time": frame_no / FRAMES_PER_SECOND,
                 "night": bool(frame_no / FRAMES_PER_SECOND % cycle >= cycle * 0.5), "finished": self.finished,
                 "units": units, "kills": [int(k) for k in state.gi[0, G_KILLS0:G_KILLS0 + 2]],
+                "runes": self._runes_seen(),
                 "me": self._me(), "win_prob": self.win_probability()}
+
+    def _runes_seen(self) -> list[int]:
+        """The rune on each rune spot as the team's observation has it (0: none, or a spot it does not see; else
+        the replay format's rune code)."""
+        pickups = self.env.obs["pickups"][0, self.team, :2]
+        kinds = pickups[:, PK_KIND:PK_KIND + len(RUNE_NAMES) - 1].argmax(axis=1) + 1
+        return [int(k) if present else 0 for k, present in zip(kinds, pickups[:, PK_PRESENT])]
 
     def _me(self) -> dict:
         s, h, g = self.env.game.state, self.hero, 0

@@ -253,3 +253,16 @@ def test_results_go_to_the_run_folder_played_against(tmp_path):
     assert results_dir_for(f"{run}:12") == run
     assert results_dir_for("scripted", runs_dir=tmp_path) == tmp_path / "arena-scripted"
     assert results_dir_for("trained", runs_dir=tmp_path) == tmp_path / "arena-trained"
+
+
+def test_a_rune_is_shown_only_while_the_team_sees_its_spot(tmp_path):
+    from fivestack.game.layout import G_RUNE0
+
+    game = ArenaGame(ArenaSetup(against="scripted", mode="5v5"), results_dir=tmp_path)
+    while not game.env.game.state.gi[0, G_RUNE0 + 1]:  # the first runes appear at 0:00 or after 2 minutes
+        frame = game.tick()
+    assert frame["runes"][1] == 0, "no Radiant unit stands by the rune spots this early"
+    spot = game.env.game.data.rune_spots[1]
+    game.env.game.state.uf[0, game.hero, [X, Y]] = spot[0] + 400.0, spot[1]  # beside the spot, not on it
+    frame = game.tick()
+    assert frame["runes"][1] == int(game.env.game.state.gi[0, G_RUNE0 + 1]) > 0

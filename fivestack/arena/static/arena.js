@@ -198,7 +198,7 @@
     M.drawBackground(ctx, camera, bg, f ? f.night : false);
     if (!f) { drawnPos = null; return; }
     drawnPos = M.drawUnits(ctx, camera, header, f.units, {
-      fogTeam: team, glide, selected: hero, missingBuilding, underHeroes: drawOrders,
+      fogTeam: team, glide, selected: hero, missingBuilding, underHeroes: drawOrders, runes: f.runes,
     });
     drawSelection();
     drawMarkers(now);
