@@ -31,8 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
                  OMP_NUM_THREADS="1")
 CLI = [sys.executable, "-m", "fivestack.cli"]  # what the ``fivestack`` script runs, from this checkout
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 # Shorter budgets, appended to the README's own options (the README's run.minutes stays, as an upper bound).
 # One segment is 4 games x 32 decisions x 2 timesteps x 2 heroes = 512 agent-steps and makes 16 samples of
@@ -76,7 +74,7 @@ def test_the_readme_first_run_block_is_train_eval_play_view():
 
 
 @pytest.mark.slow
-def test_the_readme_first_run_works_on_a_fresh_folder(tmp_path):
+def test_the_readme_first_run_works_on_a_fresh_folder(tmp_path, browser):
     shutil.copytree(ROOT / "configs", tmp_path / "configs")
     train, evaluate, play, view = first_run_commands()
     run_dir = tmp_path / evaluate[2]
@@ -126,30 +124,24 @@ def test_the_readme_first_run_works_on_a_fresh_folder(tmp_path):
         conn.request("GET", DATA_PATH)
         assert len(conn.getresponse().read()) == meta["bytes"]
         conn.close()
-        assert_page_draws(url, replay.n_steps)
+        assert_page_draws(browser, url, replay.n_steps)
     finally:
         proc.terminate()
         proc.wait(10)
 
 
-def assert_page_draws(url: str, n_steps: int) -> None:
+def assert_page_draws(browser, url: str, n_steps: int) -> None:
     """Open the viewer's page in headless Chromium and wait until it has loaded and drawn the replay."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup.sh (it installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(url)
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and not page.evaluate(
-                    "!!(window.viewer && (window.viewer.ready || window.viewer.failed))"):
-                time.sleep(0.05)
-            assert page.evaluate("!!window.viewer.ready"), page.evaluate("window.viewer && window.viewer.error")
-            assert page.evaluate("viewer.nSteps") == n_steps and errors == []
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not page.evaluate(
+                "!!(window.viewer && (window.viewer.ready || window.viewer.failed))"):
+            time.sleep(0.05)
+        assert page.evaluate("!!window.viewer.ready"), page.evaluate("window.viewer && window.viewer.error")
+        assert page.evaluate("viewer.nSteps") == n_steps and errors == []
+    finally:
+        page.close()

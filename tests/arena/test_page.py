@@ -16,7 +16,6 @@ import math
 import os
 import shutil
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,9 +26,6 @@ from fivestack.game.layout import (
     A_ABILITY0, A_ATTACK_MOVE, A_MOVE, ALIVE, HEROES_PER_TEAM, MANA, STEP_SECONDS, TEAM, X, Y,
 )
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1280, "height": 800}
 TICK_SECONDS = STEP_SECONDS / 2  # twice real time: the same game and frames, sooner
 
@@ -54,16 +50,6 @@ def record_visibility(game: ArenaGame) -> dict[int, dict]:
     return record
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup.sh (it installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

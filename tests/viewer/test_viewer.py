@@ -7,7 +7,6 @@ import http.client
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -28,9 +27,6 @@ from fivestack.viewer.server import ASSETS, DATA_PATH, META_PATH, make_server, p
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 STEPS = 600  # 80 game seconds of 5v5: lanes meet, enemies hide in the fog
 
 
@@ -143,16 +139,6 @@ def start_view(path, *extra, env=CHILD_ENV):
     return proc, match.group(0), line
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup.sh (it installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def open_page(browser, url, expect="ready"):
