@@ -370,6 +370,25 @@ def eval_command(
     print(f"written to {out}")
 
 
+def _show_config(cfg) -> None:
+    """The table of ``fivestack train --show-config``: key, value, default (blank when the value is the default)
+    and the key's one-line doc."""
+    from rich.table import Table
+
+    from fivestack.system.config import describe
+
+    table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    table.add_column("key", no_wrap=True)
+    table.add_column("value", max_width=28, overflow="fold")
+    table.add_column("default", max_width=28, overflow="fold")
+    table.add_column("what it does", overflow="fold")
+    for row in describe(cfg):
+        changed = row["value"] != row["default"]
+        table.add_row(row["key"], f"[bold]{row['value']!r}[/bold]" if changed else repr(row["value"]),
+                      repr(row["default"]) if changed else "", row["doc"])
+    Console(width=max(Console().width, 140)).print(table)
+
+
 @app.command()
 def train(
     config: Path = typer.Option(None, "--config", help="TOML run configuration (sections run, game, rollout, ppo, "
@@ -386,6 +405,9 @@ def train(
                                                             "forward passes (ray.inference)."),
     address: str = typer.Option(None, "--address", help="ray: join this Ray cluster (e.g. auto or HOST:6379) instead "
                                                         "of starting Ray on this machine (ray.address)."),
+    show_config: bool = typer.Option(False, "--show-config", help="Print every config key with its value (after "
+                                                                  "--config, --set and --resume), its default and "
+                                                                  "what it does, and exit."),
 ) -> None:
     """Train a team by self-play (latest vs latest) with PPO; checkpoints, TensorBoard and metrics.jsonl go to
     runs/NAME."""
@@ -408,6 +430,9 @@ def train(
             cfg = load_config(run_config, list(set_))
         else:
             cfg = load_config(config, list(set_))
+        if show_config:
+            _show_config(cfg)
+            return
         if runner == "ray":
             from fivestack.system.ray_runner import RayRunner
 

@@ -16,7 +16,7 @@ from a stored LSTM state (truncated BPTT); ``act`` is one step for rollouts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import torch
@@ -42,13 +42,16 @@ class PolicyConfig:
     """Widths of the network. The paper's LSTM has 4096 units (84% of 159M parameters); on 2 CPU cores the
     default is 256 so that a run learns in minutes. ``lstm_size=4096`` builds the paper's size."""
 
-    unit_embedding: int = 64  # ours; the paper embeds categorical values in 128 dims
-    element_hidden: int = 64
-    trunk: int = 256
-    lstm_size: int = 256  # paper: 4096
-    action_embedding: int = 64
-    cross_hero_fraction: float = 0.25  # paper: max-pool the first 25% of the vector across the team
-    normalizer_clip: float = 5.0
+    unit_embedding: int = field(default=64, metadata={"doc": "width of each element's embedding (units, heroes, "
+                                                              "items, abilities); ours (paper: 128)"})
+    element_hidden: int = field(default=64, metadata={"doc": "hidden width of the per-element networks"})
+    trunk: int = field(default=256, metadata={"doc": "width of the trunk, the vector the LSTM reads"})
+    lstm_size: int = field(default=256, metadata={"doc": "LSTM units per hero (paper: 4096)"})
+    action_embedding: int = field(default=64, metadata={"doc": "width of the primary actions' embeddings, the "
+                                                                "primary head's keys"})
+    cross_hero_fraction: float = field(default=0.25, metadata={"doc": "share of the trunk max-pooled across the "
+                                                                       "team's heroes (paper: 25%)"})
+    normalizer_clip: float = field(default=5.0, metadata={"doc": "standardised inputs are clipped to +- this"})
 
 
 class RunningNorm(nn.Module):

@@ -23,38 +23,45 @@ class ConfigError(ValueError):
     """A user's mistake in a config file or an override."""
 
 
+def setting(default: Any, doc: str) -> Any:
+    """A config field and its one-line doc (``fivestack train --show-config`` prints both)."""
+    return field(default=default, metadata={"doc": doc})
+
+
 @dataclass
 class RunConfig:
-    name: str = ""  # empty: a name from the date and time
-    runs_dir: str = "runs"
-    seed: int = 0
-    minutes: float = 0.0  # wall-clock budget; 0 = until stopped
-    max_versions: int = 0  # 0 = no limit
-    checkpoint_minutes: float = 2.0
-    torch_threads: int = 0  # 0 = torch's default
+    name: str = setting("", "the run's folder under runs_dir; empty: a name from the date and time")
+    runs_dir: str = setting("runs", "where run folders are made")
+    seed: int = setting(0, "seed of the games, the policy's initial weights and the sampling")
+    minutes: float = setting(0.0, "wall-clock budget, checked between segments; 0: until stopped")
+    max_versions: int = setting(0, "stop after this many published versions; 0: no limit")
+    checkpoint_minutes: float = setting(2.0, "minutes between checkpoints (and one at the end)")
+    torch_threads: int = setting(0, "torch threads in the training process; 0: torch's default")
 
 
 @dataclass
 class GameSettings:
-    mode: str = "5v5"  # "5v5" or "1v1"
-    max_seconds: float = 1200.0  # ours: 20-minute games keep early CPU runs moving (the paper plays to the end)
-    training: bool = True  # randomise scripted item and skill builds
+    mode: str = setting("5v5", "5v5, or 1v1 (mid lane, first to two kills or the first tower)")
+    max_seconds: float = setting(1200.0, "training games end (truncated) after this many game seconds; ours: the "
+                                         "paper plays to the end")
+    training: bool = setting(True, "randomise the scripted item and skill builds around each hero's")
 
 
 @dataclass
 class RolloutConfig:
-    games: int = 8  # ours: games per rollout worker on 2 cores
-    segment_steps: int = 256  # paper: send data every 256 timesteps
-    sample_steps: int = 16  # paper: LSTM unroll of 16 timesteps
-    # timesteps per decision: the policy acts every k-th timestep and heroes keep their orders in between
-    # (paper: 1, an action every 4 frames); segments and samples count decisions, agent-steps count timesteps
-    decision_steps: int = 1
+    games: int = setting(8, "games per rollout worker; ours, for 2 cores")
+    segment_steps: int = setting(256, "decisions per segment sent to the optimizer (paper: 256)")
+    sample_steps: int = setting(16, "LSTM unroll (BPTT) length of a sample, in decisions (paper: 16)")
+    decision_steps: int = setting(1, "timesteps per decision: the policy acts every k-th timestep and heroes keep "
+                                     "their orders between (paper: 1)")
 
 
 # The weight of each reward event (fivestack.env.events), one key per event, the paper's table by default:
 # e.g. ``--set reward.last_hit=0.16``. Shaping (time decay, zero-sum, team spirit) applies on top.
 RewardConfig = dataclasses.make_dataclass(
-    "RewardConfig", [(name, float, field(default=PAPER_WEIGHTS[name])) for name in EVENT_NAMES])
+    "RewardConfig", [(name, float, setting(PAPER_WEIGHTS[name], f"weight of the reward event {name!r} "
+                                                                f"(docs/env.md); paper: {PAPER_WEIGHTS[name]:.4g}"))
+                     for name in EVENT_NAMES])
 
 
 def reward_weights(reward) -> np.ndarray:
@@ -64,73 +71,81 @@ def reward_weights(reward) -> np.ndarray:
 
 @dataclass
 class PPOConfig:
-    learning_rate: float = 3e-4  # ours; paper 5e-5 at a batch of 123k-983k timesteps
-    adam_beta1: float = 0.9
-    adam_beta2: float = 0.999
-    clip: float = 0.2
+    learning_rate: float = setting(3e-4, "Adam's learning rate; ours (paper: 5e-5 at a far larger batch)")
+    adam_beta1: float = setting(0.9, "Adam's beta1")
+    adam_beta2: float = setting(0.999, "Adam's beta2")
+    clip: float = setting(0.2, "PPO's clipping of the probability ratio to 1 +- clip")
     # entropy bonus weight per action head (paper: one weight, 0.01, on the summed entropy); a head's
     # entropy counts only on the steps whose action uses it
-    entropy_primary: float = 0.01
-    entropy_delay: float = 0.01
-    entropy_target: float = 0.01
-    entropy_offset: float = 0.01
-    value_weight: float = 1.0
-    win_weight: float = 0.1  # auxiliary win-probability head (a small weight, as in the paper)
-    gae_lambda: float = 0.95
-    horizon_seconds: float = 180.0  # paper (gamma 0.9993); 30 s was measured no better in 1v1 (docs/learning.md)
-    team_spirit_start: float = 0.3
-    team_spirit_end: float = 0.8
-    team_spirit_versions: int = 2000  # versions over which team spirit anneals start -> end
-    batch_samples: int = 32  # ours; team-samples of 16 steps per gradient step (paper: 120 per GPU)
-    epochs: int = 1  # passes over each segment (sample reuse ~1, as in the paper)
-    steps_per_version: int = 32  # paper: 32 gradient steps per published version
-    grad_clip: float = 5.0  # per-parameter clip to +-5 sqrt(v)
-    max_staleness: int = 8  # drop samples older than this many versions
-    # ours (the paper learnt from self-play alone): a teacher bot ("scripted", ...; "" = none) labels the states
-    # the latest policy plays with the bot's own action there, and the loss adds a weight x the negative
-    # log-probability of those labels (DAgger); the weight falls linearly from teacher_weight to
-    # teacher_weight_end over teacher_versions versions and stays there
-    teacher: str = ""
-    teacher_weight: float = 1.0
-    teacher_weight_end: float = 0.0
-    teacher_versions: int = 150  # 1v1, 5M agent-steps: 60 (to 0) fell back into the stand-off by 3M (docs/learning.md)
+    entropy_primary: float = setting(0.01, "entropy bonus weight of the primary-action head (paper: 0.01, all "
+                                           "heads)")
+    entropy_delay: float = setting(0.01, "entropy bonus weight of the delay head")
+    entropy_target: float = setting(0.01, "entropy bonus weight of the unit-target head, on steps that use it")
+    entropy_offset: float = setting(0.01, "entropy bonus weight of the offset heads, on steps that use them")
+    value_weight: float = setting(1.0, "weight of the value loss")
+    win_weight: float = setting(0.1, "weight of the auxiliary win-probability loss (small, as in the paper)")
+    gae_lambda: float = setting(0.95, "GAE's lambda")
+    horizon_seconds: float = setting(180.0, "reward horizon in game seconds, gamma = 1 - step / horizon (paper: "
+                                            "180 s, gamma 0.9993)")
+    team_spirit_start: float = setting(0.3, "team spirit (share of the team's mean reward in each hero's) at "
+                                            "version 0")
+    team_spirit_end: float = setting(0.8, "team spirit after team_spirit_versions")
+    team_spirit_versions: int = setting(2000, "versions over which team spirit anneals from start to end")
+    batch_samples: int = setting(32, "team-samples of sample_steps decisions per gradient step; ours (paper: 120 "
+                                     "per GPU)")
+    epochs: int = setting(1, "passes over each segment (sample reuse ~1, as in the paper)")
+    steps_per_version: int = setting(32, "gradient steps per published version (paper: 32); the serial runner")
+    grad_clip: float = setting(5.0, "per-parameter gradient clip to +- grad_clip sqrt(v) (Adam's v)")
+    max_staleness: int = setting(8, "drop samples older than this many versions")
+    # ours (the paper learnt from self-play alone): a teacher bot labels the states the latest policy plays with
+    # the bot's own action there, and the loss adds a weight x the negative log-probability of those labels
+    # (DAgger); the weight falls linearly from teacher_weight to teacher_weight_end over teacher_versions
+    teacher: str = setting("", "a bot whose actions are imitated (DAgger) beside PPO: scripted, ...; empty: none")
+    teacher_weight: float = setting(1.0, "weight of the teacher's imitation loss at version 0")
+    teacher_weight_end: float = setting(0.0, "teacher weight after teacher_versions")
+    teacher_versions: int = setting(150, "versions over which the teacher weight falls from start to end")
 
 
 @dataclass
 class PoolConfig:
-    past_fraction: float = 0.2  # paper: 20% of games against a past version
-    learning_rate: float = 0.01  # paper: eta, the opponent-quality learning rate
-    add_every_versions: int = 10  # paper: the current agent joins the pool every 10 versions
-    cache_size: int = 4  # ours: past policies kept in memory per rollout worker, beyond those in play
-    bot_fraction: float = 0.0  # ours: share of training games against ``bot`` (0 = the paper: self-play only)
-    bot: str = "scripted"  # the bot of those games: "scripted", "scripted-weak" or "random"
+    past_fraction: float = setting(0.2, "share of games against a past version (paper: 20%)")
+    learning_rate: float = setting(0.01, "learning rate of the past versions' quality scores (paper: eta 0.01)")
+    add_every_versions: int = setting(10, "the latest version joins the pool every this many versions (paper: 10)")
+    cache_size: int = setting(4, "past policies kept in memory per rollout worker, beyond those in play")
+    bot_fraction: float = setting(0.0, "share of training games against `bot`; ours (paper: 0, self-play only)")
+    bot: str = setting("scripted", "the bot of those games: scripted, scripted-weak or random")
 
 
 @dataclass
 class EvalConfig:
-    every_versions: int = 20  # rate a version this often (a multiple of pool.add_every_versions); 0 = never
-    games: int = 20  # ours: games per rated version (paper ~750)
-    opponents: tuple[str, ...] = ("random", "scripted-weak", "scripted")  # the bots of the reference pool
-    near_points: float = 10.0  # paper: prefer references within ~10 TrueSkill points (15-85% win rates)
-    calibration_games: int = 32  # games that place each bot on the scale (once per run)
-    max_seconds: float = 3600.0  # evaluation plays the standard game to its end, not the training cut-off
-    in_process: bool = False  # true: rate in the training process (deterministic tests); false: its own process
+    every_versions: int = setting(20, "rate a version this often (a multiple of pool.add_every_versions); 0: never")
+    games: int = setting(20, "games per rated version; ours (paper: ~750)")
+    opponents: tuple[str, ...] = setting(("random", "scripted-weak", "scripted"), "the bots of the reference pool "
+                                                                                  "(random is the scale's zero)")
+    near_points: float = setting(10.0, "prefer references within this many TrueSkill points (paper: ~10)")
+    calibration_games: int = setting(32, "games that place each bot on the scale (once per run)")
+    max_seconds: float = setting(3600.0, "evaluation games' time limit in game seconds (the standard game)")
+    in_process: bool = setting(False, "rate in the training process (deterministic tests); else in its own process")
 
 
 @dataclass
 class RayConfig:
     """The ray runner (``fivestack train --runner ray``); the serial runner ignores this section."""
 
-    address: str = ""  # "" = start Ray on this machine; "auto" or HOST:PORT joins a running cluster
-    rollout_workers: int = 2  # R, each playing rollout.games games
-    inference: int = 1  # I actors batching forward passes across workers; 0 = each worker runs its own
-    optimizers: int = 1  # O, averaging gradients by allreduce; the step's batch is O x ppo.batch_samples
-    steps_per_version: int = 32  # paper: a new version every 32 gradient steps (replaces ppo.steps_per_version)
-    buffer_samples: int = 1024  # per optimizer; ours (a 5v5 sample is ~1.4 MB); paper 4096
-    reuse_target: float = 1.0  # optimizers wait rather than consume faster than this x production; 0 = never
-    cpus: int = 0  # logical CPUs of a local Ray; 0 = one per actor
-    batch_wait_ms: float = 2.0  # how long an inference actor waits for more workers' requests to batch
-    log_seconds: float = 10.0  # one metrics record per interval
+    address: str = setting("", "empty: start Ray on this machine; auto or HOST:PORT joins a running cluster")
+    rollout_workers: int = setting(2, "rollout workers R, each playing rollout.games games")
+    inference: int = setting(1, "inference actors batching forward passes across workers; 0: each worker runs "
+                                "its own")
+    optimizers: int = setting(1, "optimizers O averaging gradients by allreduce; a step's batch is O x "
+                                 "ppo.batch_samples")
+    steps_per_version: int = setting(32, "gradient steps per published version (the ray runner's "
+                                         "ppo.steps_per_version)")
+    buffer_samples: int = setting(1024, "samples each optimizer's buffer holds; ours (paper: 4096)")
+    reuse_target: float = setting(1.0, "optimizers wait rather than consume faster than this x production; 0: "
+                                       "never wait")
+    cpus: int = setting(0, "logical CPUs of a local Ray; 0: one per actor")
+    batch_wait_ms: float = setting(2.0, "how long an inference actor waits for more workers' requests to batch")
+    log_seconds: float = setting(10.0, "seconds between metrics records")
 
 
 @dataclass
@@ -230,43 +245,115 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
     return config
 
 
+# Ranges every value must lie in: (section, key) -> (low, high, whether low is allowed, whether high is allowed);
+# None: no bound on that side. Checked by ``validate``, with one error naming the key and its range.
+RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
+    ("run", "minutes"): (0, None, True, False),
+    ("run", "max_versions"): (0, None, True, False),
+    ("run", "checkpoint_minutes"): (0, None, False, False),
+    ("run", "torch_threads"): (0, None, True, False),
+    ("game", "max_seconds"): (0, None, False, False),
+    ("rollout", "games"): (1, None, True, False),
+    ("rollout", "segment_steps"): (1, None, True, False),
+    ("rollout", "sample_steps"): (1, None, True, False),
+    ("rollout", "decision_steps"): (1, None, True, False),
+    ("ppo", "learning_rate"): (0, 1, False, False),
+    ("ppo", "adam_beta1"): (0, 1, True, False),
+    ("ppo", "adam_beta2"): (0, 1, True, False),
+    ("ppo", "clip"): (0, 1, False, False),
+    ("ppo", "entropy_primary"): (0, None, True, False),
+    ("ppo", "entropy_delay"): (0, None, True, False),
+    ("ppo", "entropy_target"): (0, None, True, False),
+    ("ppo", "entropy_offset"): (0, None, True, False),
+    ("ppo", "value_weight"): (0, None, True, False),
+    ("ppo", "win_weight"): (0, None, True, False),
+    ("ppo", "gae_lambda"): (0, 1, True, True),
+    ("ppo", "horizon_seconds"): (0, None, False, False),
+    ("ppo", "team_spirit_start"): (0, 1, True, True),
+    ("ppo", "team_spirit_end"): (0, 1, True, True),
+    ("ppo", "team_spirit_versions"): (1, None, True, False),
+    ("ppo", "batch_samples"): (1, None, True, False),
+    ("ppo", "epochs"): (1, None, True, False),
+    ("ppo", "steps_per_version"): (1, None, True, False),
+    ("ppo", "grad_clip"): (0, None, False, False),
+    ("ppo", "max_staleness"): (0, None, True, False),
+    ("ppo", "teacher_weight"): (0, None, True, False),
+    ("ppo", "teacher_weight_end"): (0, None, True, False),
+    ("ppo", "teacher_versions"): (1, None, True, False),
+    ("policy", "unit_embedding"): (1, None, True, False),
+    ("policy", "element_hidden"): (1, None, True, False),
+    ("policy", "trunk"): (1, None, True, False),
+    ("policy", "lstm_size"): (1, None, True, False),
+    ("policy", "action_embedding"): (1, None, True, False),
+    ("policy", "cross_hero_fraction"): (0, 1, True, True),
+    ("policy", "normalizer_clip"): (0, None, False, False),
+    ("pool", "past_fraction"): (0, 1, True, True),
+    ("pool", "learning_rate"): (0, None, False, False),
+    ("pool", "add_every_versions"): (1, None, True, False),
+    ("pool", "cache_size"): (0, None, True, False),
+    ("pool", "bot_fraction"): (0, 1, True, True),
+    ("eval", "every_versions"): (0, None, True, False),
+    ("eval", "games"): (1, None, True, False),
+    ("eval", "near_points"): (0, None, False, False),
+    ("eval", "calibration_games"): (1, None, True, False),
+    ("eval", "max_seconds"): (0, None, False, False),
+    ("ray", "rollout_workers"): (1, None, True, False),
+    ("ray", "inference"): (0, None, True, False),
+    ("ray", "optimizers"): (1, None, True, False),
+    ("ray", "steps_per_version"): (1, None, True, False),
+    ("ray", "buffer_samples"): (1, None, True, False),
+    ("ray", "reuse_target"): (0, None, True, False),
+    ("ray", "cpus"): (0, None, True, False),
+    ("ray", "batch_wait_ms"): (0, None, True, False),
+    ("ray", "log_seconds"): (0, None, False, False),
+}
+
+
+def _range_text(low, high, low_ok: bool, high_ok: bool) -> str:
+    if high is None:
+        return f"{'at least' if low_ok else 'greater than'} {low:g}"
+    return f"in {'[' if low_ok else '('}{low:g}, {high:g}{']' if high_ok else ')'}"
+
+
 def validate(config: TrainConfig) -> None:
+    """Every value in its range (``RANGES``) and the rules between keys; one ``ConfigError`` naming the key."""
+    for (section, key), (low, high, low_ok, high_ok) in RANGES.items():
+        value = getattr(getattr(config, section), key)
+        below = value < low if low_ok else value <= low
+        above = high is not None and (value > high if high_ok else value >= high)
+        if below or above or value != value:  # NaN is in no range
+            raise ConfigError(f"{section}.{key} must be {_range_text(low, high, low_ok, high_ok)}, got {value!r}")
     if config.game.mode not in ("5v5", "1v1"):
         raise ConfigError(f"game.mode must be '5v5' or '1v1', got {config.game.mode!r}")
     r = config.rollout
     if r.segment_steps % r.sample_steps != 0:
         raise ConfigError(f"rollout.segment_steps ({r.segment_steps}) must be a multiple of rollout.sample_steps "
                           f"({r.sample_steps})")
-    for section, key in (("rollout", "games"), ("rollout", "decision_steps"), ("ppo", "batch_samples"), ("ppo", "epochs"), ("ppo", "steps_per_version")):
-        if getattr(getattr(config, section), key) < 1:
-            raise ConfigError(f"{section}.{key} must be at least 1")
-    for key in ("rollout_workers", "optimizers", "steps_per_version", "buffer_samples"):
-        if getattr(config.ray, key) < 1:
-            raise ConfigError(f"ray.{key} must be at least 1")
-    if config.ray.inference < 0 or config.ray.reuse_target < 0:
-        raise ConfigError("ray.inference and ray.reuse_target must not be negative")
     if config.ray.buffer_samples < config.ppo.batch_samples:
         raise ConfigError(f"ray.buffer_samples ({config.ray.buffer_samples}) must hold at least one batch "
                           f"(ppo.batch_samples = {config.ppo.batch_samples})")
     pool, ev = config.pool, config.eval
-    if not 0.0 <= pool.past_fraction <= 1.0:
-        raise ConfigError(f"pool.past_fraction must lie in [0, 1], got {pool.past_fraction}")
-    if not 0.0 <= pool.bot_fraction <= 1.0:
-        raise ConfigError(f"pool.bot_fraction must lie in [0, 1], got {pool.bot_fraction}")
     if pool.bot not in TRAINING_BOTS:
         raise ConfigError(f"pool.bot must be one of {list(TRAINING_BOTS)}, got {pool.bot!r}")
     if config.ppo.teacher and config.ppo.teacher not in TRAINING_BOTS:
         raise ConfigError(f"ppo.teacher must be '' (none) or one of {list(TRAINING_BOTS)}, got {config.ppo.teacher!r}")
-    if min(config.ppo.teacher_weight, config.ppo.teacher_weight_end) < 0 or config.ppo.teacher_versions < 1:
-        raise ConfigError("ppo.teacher_weight and ppo.teacher_weight_end must not be negative and "
-                          "ppo.teacher_versions must be at least 1")
-    if ev.every_versions and (pool.add_every_versions <= 0 or ev.every_versions % pool.add_every_versions):
+    if ev.every_versions and ev.every_versions % pool.add_every_versions:
         raise ConfigError(f"eval.every_versions ({ev.every_versions}) must be a multiple of pool.add_every_versions "
                           f"({pool.add_every_versions}): only versions in the pool are rated")
     if ev.every_versions and "random" not in ev.opponents:
         raise ConfigError("eval.opponents must include 'random', the anchor (mu = 0) of the rating scale")
-    if not 0 < config.ppo.learning_rate < 1:
-        raise ConfigError(f"ppo.learning_rate must lie in (0, 1), got {config.ppo.learning_rate}")
+
+
+def describe(config: TrainConfig) -> list[dict[str, Any]]:
+    """Every key of ``config``: its name, value, default and one-line doc, in the order of the sections."""
+    defaults = TrainConfig()
+    rows = []
+    for section in SECTIONS:
+        part, default_part = getattr(config, section), getattr(defaults, section)
+        for f in dataclasses.fields(part):
+            rows.append({"key": f"{section}.{f.name}", "value": getattr(part, f.name),
+                         "default": getattr(default_part, f.name), "doc": f.metadata.get("doc", "")})
+    return rows
 
 
 def from_dict(data: dict) -> TrainConfig:
