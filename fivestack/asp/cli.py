@@ -3,7 +3,8 @@
     fivestack asp reproduce ENV [--seeds 10] [--episodes N] [--out docs/asp] [--methods a,b]
     fivestack asp train ENV [--method self_play] [--seeds 1] [--episodes N] [--out runs/asp]
 
-ENV is one of hallway, lightkey, mountaincar, economy. Both write ENV.json and ENV.png under --out.
+ENV is one of hallway, lightkey, mountaincar (RLLab's damped car, the paper's), mountaincar_gym (Gymnasium's
+car), economy. Both write ENV.json and ENV.png under --out.
 """
 
 from __future__ import annotations

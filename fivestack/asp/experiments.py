@@ -18,7 +18,8 @@ import numpy as np
 
 from fivestack.asp.selfplay import train
 
-ENV_NAMES = ("hallway", "lightkey", "mountaincar", "economy")
+ENV_NAMES = ("hallway", "lightkey", "mountaincar", "mountaincar_gym", "economy")
+VARIANTS = {"mountaincar_gym": ("mountaincar", "GYM_VARIANT")}   # a second world defined in another's module
 LABELS = {"self_play": "self-play", "target_only": "target task only (policy gradient)",
           "random_alice": "random Alice", "count_based": "count-based bonus",
           "self_play_bc": "self-play + Alice cloning", "self_play_multi": "self-play, 3 Alices"}
@@ -27,6 +28,9 @@ LABELS = {"self_play": "self-play", "target_only": "target task only (policy gra
 def env_module(name: str):
     if name not in ENV_NAMES:
         raise ValueError(f"unknown environment {name!r}; choose one of {', '.join(ENV_NAMES)}")
+    if name in VARIANTS:
+        module, attr = VARIANTS[name]
+        return getattr(importlib.import_module(f"fivestack.asp.envs.{module}"), attr)
     return importlib.import_module(f"fivestack.asp.envs.{name}")
 
 
