@@ -175,3 +175,8 @@ def test_the_experiment_is_the_authors_small_configuration():
     assert env.size == 6 and cfg.t_max == 80 and env.t_max_target == 80
     assert cfg.mode == "repeat" and cfg.target_share == 0.2 and cfg.gamma == 0.1 and cfg.hidden == (100, 50)
     assert cfg.bob_must_act and cfg.time_input
+
+
+def test_an_untrained_agent_rarely_solves_the_target_task():
+    level = lightkey.untrained_level(seeds=2, episodes=256)
+    assert level["untrained_net"]["mean"] < 0.06 and level["uniform_random_moves"] < 0.06

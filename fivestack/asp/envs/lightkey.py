@@ -33,6 +33,8 @@ State columns (one row per episode, named below): the agent's, the light switch'
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from fivestack.asp.envs.base import ASPEnvBase
@@ -207,6 +209,30 @@ ALICE_PLOTS = ("t_a", "objects_changed", "light_toggled", "door_toggled")
 METRIC = "success"
 
 
+def untrained_level(seeds: int = 10, episodes: int = 1024, seed: int = 0) -> dict:
+    """The solved share of target episodes before any learning: Bob's untrained network (the config's
+    initialisation, ``seeds`` of them) and uniformly random moves, over ``episodes`` episodes each."""
+    from fivestack.asp.selfplay import evaluate, make_policy
+
+    cfg = replace(config(), eval_episodes=episodes)
+    env = make(seeds * cfg.batch)
+    rng = np.random.default_rng(seed)
+    bob = make_policy(env, cfg, seeds, rng, cfg.entropy)
+    net, _ = evaluate(env, bob, cfg, rng, seeds)
+    solved = []
+    for _ in range(max(1, episodes * seeds // env.n)):
+        target = np.ones(env.n, bool)
+        env.reset(rng, target)
+        done = np.zeros(env.n, bool)
+        for _ in range(env.t_max_target):
+            _, reached, _ = env.step(rng.integers(0, STOP, env.n), ~done, target)
+            done |= reached
+        solved.append(done.mean())
+    return {"untrained_net": {"mean": round(float(net.mean()), 4), "std_over_seeds": round(float(net.std()), 4),
+                              "max_seed": round(float(net.max()), 4)},
+            "uniform_random_moves": round(float(np.mean(solved)), 4)}
+
+
 def first_reach(x, curve, level: float):
     """Counted episodes at the first evaluation where ``curve`` is at or above ``level`` (None: never)."""
     for xi, v in zip(x, curve):
@@ -253,3 +279,44 @@ def summary(results: dict) -> dict:
         if a:
             out["alice_first_last"] = {k: [a[k][0], a[k][-1]] for k in a if k != "x"}
     return out
+
+
+def plot_levels(results: dict, path) -> None:
+    """docs/asp/lightkey_levels.png: each method's solved fraction (mean +- std over seeds) with target-only's
+    final level (dashed), the untrained level (dotted, mean + std of the first evaluation) and where each
+    mean curve first reaches the level; right: every seed's final level."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fivestack.asp.experiments import LABELS
+
+    s = results["summary"]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [2.2, 1]})
+    for i, (m, r) in enumerate(results["methods"].items()):
+        mean, std = np.array(r["success"]["mean"]), np.array(r["success"]["std"])
+        line, = ax.plot(r["x"], mean, label=LABELS.get(m, m))
+        ax.fill_between(r["x"], np.clip(mean - std, 0, 1), np.clip(mean + std, 0, 1), alpha=0.15,
+                        color=line.get_color())
+        at = s.get("target_episodes_to_level", {}).get(m, {}).get("mean")
+        if at is not None:
+            ax.axvline(at, color=line.get_color(), lw=0.8, ls=":")
+        finals = r["success"]["per_seed_final"]
+        ax2.scatter(np.full(len(finals), i) + np.linspace(-0.15, 0.15, len(finals)), finals, s=14,
+                    color=line.get_color())
+        ax2.errorbar(i + 0.3, np.mean(finals), yerr=np.std(finals), fmt="o", color=line.get_color(), capsize=3)
+    untrained = max(v["mean"] + v["std"] for v in s["untrained_level"].values())
+    if "level" in s:
+        ax.axhline(s["level"], color="k", ls="--", lw=0.8, label=f"target-only's final level {s['level']:.3f}")
+    ax.axhline(untrained, color="grey", ls=":", lw=0.8, label=f"untrained (mean + std) {untrained:.3f}")
+    ax.set_xlabel("target-task episodes")
+    ax.set_ylabel("solved target episodes (share)")
+    ax.set_title(f"light-key {SIZE} x {SIZE} ({results['seeds']} seeds, mean +- std)")
+    ax.legend(fontsize=7)
+    names = list(results["methods"])
+    ax2.set_xticks(range(len(names)), [LABELS.get(m, m).split(" (")[0] for m in names], fontsize=7)
+    ax2.axhline(untrained, color="grey", ls=":", lw=0.8)
+    ax2.set_title(f"final level per seed at {results['episodes']:,} target episodes", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
