@@ -180,3 +180,13 @@ def test_the_experiment_is_the_authors_small_configuration():
 def test_an_untrained_agent_rarely_solves_the_target_task():
     level = lightkey.untrained_level(seeds=2, episodes=256)
     assert level["untrained_net"]["mean"] < 0.06 and level["uniform_random_moves"] < 0.06
+
+
+def test_target_behaviour_counts_light_door_and_flag():
+    from fivestack.asp.selfplay import make_policy
+    cfg = lightkey.config()
+    env = lightkey.make(2 * cfg.batch)
+    rng = np.random.default_rng(0)
+    bob = make_policy(env, cfg, 2, rng, cfg.entropy)
+    b = lightkey.target_behaviour(env, bob, cfg, 2, rng, reps=1)
+    assert 0 <= b["solved"] <= b["door_opened"] <= 1 and 0 < b["light_on"] < 1

@@ -235,6 +235,22 @@ def untrained_level(seeds: int = 10, episodes: int = 1024, seed: int = 0) -> dic
             "uniform_random_moves": round(float(np.mean(solved)), 4)}
 
 
+def target_behaviour(env: LightKey, bob, cfg: ASPConfig, seeds: int, rng, reps: int = 8) -> dict:
+    """What Bob does on fresh target episodes: the share in which the light gets turned on, the door opened
+    and the flag reached (``reps`` batches of ``env.n`` episodes, sampled actions). Bob is the second value
+    ``fivestack.asp.selfplay.train`` returns, or an untrained ``make_policy``."""
+    from fivestack.asp.selfplay import play
+
+    light = door = solved = 0.0
+    for _ in range(reps):
+        ep = play(env, None, bob, np.ones(env.n, bool), cfg, rng, seeds)
+        final = np.concatenate([ep.states, env.state[None]], 0)     # the recorded states, then the last
+        light += (final[..., LIGHT].max(0) == 1).mean() / reps
+        door += (final[..., OPEN].max(0) == 1).mean() / reps
+        solved += ep.target_success.mean() / reps
+    return {"light_on": round(float(light), 3), "door_opened": round(float(door), 3), "solved": round(float(solved), 3)}
+
+
 def first_reach(x, curve, level: float):
     """Counted episodes at the first evaluation where ``curve`` is at or above ``level`` (None: never)."""
     for xi, v in zip(x, curve):
