@@ -227,11 +227,17 @@ class MLPPolicy:
 
 
 class RandomAlice:
-    """The paper's random-Alice baseline: uniform over the non-STOP actions for ``steps`` actions, then STOP."""
+    """The paper's random-Alice baseline: uniform over the non-STOP actions, then STOP. ``steps`` an int: she
+    makes that many moves. ``steps`` a pair (lo, hi): the number of moves is drawn per episode uniformly from
+    lo..hi (the authors' MazeBase Alice: 1..40), realised as a stop hazard 1 / (hi - t_a + 1) once t_a >= lo."""
 
-    def __init__(self, actions: int, steps: int):
-        self.actions, self.steps = actions, steps
+    def __init__(self, actions: int, steps):
+        self.actions = actions
+        self.lo, self.hi = (steps, steps) if np.isscalar(steps) else (int(steps[0]), int(steps[1]))
 
     def act_random(self, t_a: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         a = rng.integers(0, self.actions - 1, size=t_a.shape)
-        return np.where(t_a >= self.steps, self.actions - 1, a)
+        if self.lo == self.hi:                   # a fixed count (no extra draw: the same random stream)
+            return np.where(t_a >= self.hi, self.actions - 1, a)
+        hazard = np.where(t_a >= self.lo, 1.0 / np.maximum(self.hi - t_a + 1, 1), 0.0)
+        return np.where(rng.random(t_a.shape) < hazard, self.actions - 1, a)

@@ -44,7 +44,8 @@ class ASPConfig:
     value_coef: float = 0.1           # lambda, the baseline loss weight
     algo: str = "reinforce"           # or "ppo"
     count_alpha: float = 0.1          # count-based baseline: bonus alpha / sqrt(N(s))
-    random_alice_steps: int = 15      # random Alice: uniform moves for this many actions, then STOP
+    random_alice_steps: int | tuple[int, int] = 15  # random Alice: uniform moves for this many actions,
+                                      # then STOP; a pair (lo, hi): a number drawn uniformly from lo..hi
     bc_weight: float = 0.5            # self_play_bc: Bob imitates Alice on the tasks he failed (repeat mode)
     n_alices: int = 3                 # self_play_multi: this many Alices, one drawn per episode
     eval_every: int = 500             # counted episodes between evaluations

@@ -1,17 +1,33 @@
-"""The light-key world: its rules, what is visible in the dark, and Bob's success test."""
+"""The light-key world at the authors' size: its rules on hand-set states (wall in either orientation, door,
+key, light, what is visible in the dark, the flag), Bob's success test, how episodes are dealt, and the
+random Alice's stop distribution (uniform over 1..40 moves)."""
 
 import numpy as np
+import pytest
 
-from fivestack.asp.envs.lightkey import (AC, AR, DOOR, DOWN, GC, GR, KC, KR, LC, LEFT, LIGHT, LR, OPEN,
-                                         RIGHT, TOGGLE, UP, LightKey)
+from fivestack.asp.envs import lightkey
+from fivestack.asp.envs.base import check_env
+from fivestack.asp.envs.lightkey import (AC, AR, COLUMNS, DOOR, DOWN, GC, GR, KC, KR, LC, LEFT, LIGHT, LR, OPEN,
+                                         RIGHT, STOP, TOGGLE, UP, VERT, WALL, LightKey)
+from fivestack.asp.policy import RandomAlice
 
 
-def _world(**kw):
-    env = LightKey(1)
-    s = np.zeros((1, 11), np.int64)
-    s[0, [AR, AC, LR, LC, KR, KC, DOOR, LIGHT, OPEN, GR, GC]] = [2, 0, 0, 0, 4, 1, 2, 0, 0, 2, 4]
+def _world(n=1, **kw):
+    """A 6 x 6 world with a vertical wall in column 3, the door at row 4 (closed), the light off; the agent
+    at (3, 0), the light switch at (1, 1), the key at (5, 2), the goal flag at (3, 5)::
+
+        . . . # . .
+        . L . # . .
+        . . . # . .
+        A . . # . G
+        . . . D . .
+        . . K # . .
+    """
+    env = LightKey(n)
+    s = np.zeros((n, len(COLUMNS)), np.int64)
+    s[:, [AR, AC, LR, LC, KR, KC, VERT, WALL, DOOR, LIGHT, OPEN, GR, GC]] = [3, 0, 1, 1, 5, 2, 1, 3, 4, 0, 0, 3, 5]
     for k, v in kw.items():
-        s[0, globals()[k]] = v
+        s[:, globals()[k]] = v
     env.state = s
     return env
 
@@ -25,24 +41,74 @@ def _do(env, *actions):
     return rewards, reached
 
 
-def test_the_target_task_needs_light_key_and_door():
+def _at(env):
+    return tuple(env.state[0, [AR, AC]])
+
+
+def test_the_target_task_needs_light_key_and_door_through_a_vertical_wall():
     env = _world()
-    _do(env, RIGHT, RIGHT)                                     # the wall stops the agent
-    assert env.state[0, AC] == 1
-    _do(env, UP, UP, LEFT, TOGGLE)                             # to the light switch at (0, 0)
+    _do(env, RIGHT, RIGHT, RIGHT)                              # the wall (column 3) stops the agent
+    assert _at(env) == (3, 2)
+    _do(env, DOWN, RIGHT)                                      # the closed door at (4, 3) stops it too
+    assert _at(env) == (4, 2)
+    _do(env, UP, UP, UP, LEFT, TOGGLE)                         # to the light switch at (1, 1)
     assert env.state[0, LIGHT] == 1
-    _do(env, DOWN, DOWN, DOWN, DOWN, RIGHT, TOGGLE)            # to the key at (4, 1)
+    _do(env, DOWN, DOWN, DOWN, DOWN, RIGHT, TOGGLE)            # to the key at (5, 2)
     assert env.state[0, OPEN] == 1
-    rewards, reached = _do(env, UP, UP, RIGHT, RIGHT, RIGHT)   # through the door at row 2 to the flag
+    rewards, reached = _do(env, UP, RIGHT, RIGHT, UP, RIGHT)   # through the door at (4, 3) to the flag at (3, 5)
+    assert _at(env) == (3, 5)
     assert reached[-1] and not any(reached[:-1])
-    assert rewards[-1] == 1 - 0.1 and rewards[0] == -0.1
+    assert rewards[-1] == pytest.approx(1 - 0.1) and rewards[0] == pytest.approx(-0.1)
+
+
+def test_a_horizontal_wall_blocks_up_and_down_and_its_door_opens_with_the_key():
+    env = _world(VERT=0, WALL=2, DOOR=1, AR=4, AC=1, KR=5, KC=4, GR=0, GC=4)   # wall along row 2, door at (2, 1)
+    _do(env, UP, UP)
+    assert _at(env) == (3, 1)                                  # closed door
+    _do(env, RIGHT, UP)
+    assert _at(env) == (3, 2)                                  # wall
+    _do(env, DOWN, DOWN, RIGHT, RIGHT, TOGGLE)                 # the key at (5, 4), in the dark: it still works
+    assert env.state[0, OPEN] == 1 and env.state[0, LIGHT] == 0
+    _do(env, UP, UP, LEFT, LEFT, LEFT, UP, UP)                 # (3, 1) -> the door (2, 1) -> (1, 1)
+    assert _at(env) == (1, 1)
+    _do(env, DOWN, TOGGLE)                                     # back onto the open door; the key is far away
+    assert _at(env) == (2, 1) and env.state[0, OPEN] == 1
+
+
+def test_toggle_acts_only_on_a_switch_and_stop_or_idle_rows_do_not_move():
+    env = _world()
+    _do(env, TOGGLE)                                           # (3, 0) holds no switch
+    assert env.state[0, LIGHT] == 0 and env.state[0, OPEN] == 0
+    before = env.state.copy()
+    r, _, _ = env.step(np.array([RIGHT]), np.array([False]), np.array([True]))
+    np.testing.assert_array_equal(env.state, before)
+    assert r[0] == 0.0
+    env = _world(AR=1, AC=1)
+    _do(env, TOGGLE, TOGGLE)                                   # on the light switch: on, then off again
+    assert env.state[0, LIGHT] == 0
+    assert STOP == env.num_actions - 1
 
 
 def test_in_the_dark_only_the_light_switch_and_the_agent_are_seen():
     env = _world()
     dark = env.observe(env.state)[0]
     lit = env.observe(_world(LIGHT=1).state)[0]
-    assert dark.sum() == 2 and lit.sum() == 6                  # agent, switch | + key, door, goal, light flag
+    assert dark.sum() == 4                                     # agent row, column; switch row, column
+    assert lit.sum() == 13                                     # + key (2), goal (2), wall (2), door (2), light
+    self_play = env.observe(_world(LIGHT=1, GR=-1, GC=-1).state)[0]
+    assert self_play.sum() == 11                               # no goal flag in self-play
+    horizontal = env.observe(_world(LIGHT=1, VERT=0).state)[0]
+    assert not np.array_equal(horizontal, lit)                 # the orientation is seen
+
+
+def test_the_goal_words_are_zero_on_the_target_task_and_the_flag_is_last():
+    env = _world(n=2, LIGHT=1)
+    x = env.encode(env.state, env.state, np.array([0.0, 1.0]))
+    assert x.shape == (2, env.input_dim)
+    assert x[0, env.words:2 * env.words].sum() == 13 and x[1, env.words:2 * env.words].sum() == 0
+    assert list(x[:, -1]) == [0.0, 1.0]
+    np.testing.assert_array_equal(x[:, :env.words], env.observe(env.state))
+    check_env(env)
 
 
 def test_bob_matches_only_what_is_visible_in_alices_final_state():
@@ -60,14 +126,67 @@ def test_bob_matches_only_what_is_visible_in_alices_final_state():
     np.testing.assert_array_equal(env.success(bob_lit, lit), [True, False, True, True])
 
 
-def test_target_episodes_start_dark_and_closed_with_the_goal_across_the_wall():
-    env = LightKey(200)
-    target = np.arange(200) % 2 == 0
+def test_episodes_are_dealt_as_the_authors_did():
+    n = 4000
+    env = LightKey(n)
+    target = np.arange(n) % 2 == 0
     env.reset(np.random.default_rng(0), target)
     s = env.state
-    assert (s[target, LIGHT] == 0).all() and (s[target, OPEN] == 0).all()
-    side = s[target, AC] < env.wall
-    assert ((s[target, GC] < env.wall) != side).all()
-    assert ((s[target, LC] < env.wall) == side).all() and ((s[target, KC] < env.wall) == side).all()
-    assert (s[~target, GR] == -1).all()
-    assert 0.3 < s[~target, LIGHT].mean() < 0.7
+    assert 0.45 < s[:, VERT].mean() < 0.55                     # wall orientation: a fair coin
+    assert set(s[:, WALL]) == {2, 3, 4}                        # its line: 2..size-2, as MazeBase
+    assert set(s[:, DOOR]) == set(range(6))
+    side = {k: env.side(s, s[:, r], s[:, c]) for k, (r, c) in {"agent": (AR, AC), "light": (LR, LC),
+                                                                "key": (KR, KC), "goal": (GR, GC)}.items()}
+    for k in ("agent", "light", "key"):
+        assert (side[k] != 0).all()                            # nothing on the wall
+    t = target
+    assert (s[t, LIGHT] == 0).all() and (s[t, OPEN] == 0).all()
+    assert (side["light"][t] == side["agent"][t]).all() and (side["key"][t] == side["agent"][t]).all()
+    assert (side["goal"][t] == -side["agent"][t]).all()
+    assert (s[~t, GR] == -1).all() and (s[~t, GC] == -1).all()
+    assert 0.45 < s[~t, LIGHT].mean() < 0.55 and 0.45 < s[~t, OPEN].mean() < 0.55
+    assert (side["light"][~t] != side["agent"][~t]).any()      # self-play: objects on either side
+    for a, b in (((AR, AC), (LR, LC)), ((AR, AC), (KR, KC)), ((LR, LC), (KR, KC))):
+        assert (np.abs(s[:, list(a)] - s[:, list(b)]).sum(1) > 0).all()   # distinct cells
+
+
+def test_random_alice_stops_after_a_uniform_number_of_moves_in_1_to_40():
+    rng = np.random.default_rng(0)
+    alice = RandomAlice(6, lightkey.config().random_alice_steps)
+    n = 40_000
+    t_a = np.zeros(n, np.int64)
+    moves = np.full(n, -1)
+    for _ in range(45):
+        a = alice.act_random(t_a, rng)
+        live = moves < 0
+        moves = np.where(live & (a == STOP), t_a, moves)
+        t_a += live & (a != STOP)
+    assert moves.min() == 1 and moves.max() == 40
+    counts = np.bincount(moves, minlength=41)[1:]
+    assert np.abs(counts / n - 1 / 40).max() < 0.005           # each of 1..40 about 1/40
+    fixed = RandomAlice(6, 10)                                 # an int: exactly that many moves
+    assert (fixed.act_random(np.full(5, 10), rng) == STOP).all()
+    assert (fixed.act_random(np.full(1000, 9), rng) != STOP).all()
+
+
+def test_the_experiment_is_the_authors_small_configuration():
+    cfg = lightkey.config()
+    env = lightkey.make(4)
+    assert env.size == 6 and cfg.t_max == 80 and env.t_max_target == 80
+    assert cfg.mode == "repeat" and cfg.target_share == 0.2 and cfg.gamma == 0.1 and cfg.hidden == (100, 50)
+    assert cfg.bob_must_act and cfg.time_input
+
+
+def test_an_untrained_agent_rarely_solves_the_target_task():
+    level = lightkey.untrained_level(seeds=2, episodes=256)
+    assert level["untrained_net"]["mean"] < 0.06 and level["uniform_random_moves"] < 0.06
+
+
+def test_target_behaviour_counts_light_door_and_flag():
+    from fivestack.asp.selfplay import make_policy
+    cfg = lightkey.config()
+    env = lightkey.make(2 * cfg.batch)
+    rng = np.random.default_rng(0)
+    bob = make_policy(env, cfg, 2, rng, cfg.entropy)
+    b = lightkey.target_behaviour(env, bob, cfg, 2, rng, reps=1)
+    assert 0 <= b["solved"] <= b["door_opened"] <= 1 and 0 < b["light_on"] < 1
