@@ -146,19 +146,10 @@ def _summary(results: dict) -> dict:
 
 # --- the paper's car (RLLab's damped Box2D mountain car): ``fivestack asp reproduce mountaincar`` ---
 
-class RLLabMountainCar(ASPEnvBase):
-    """RLLab's Box2D mountain car (``box2d_car``), n cars in lockstep; state columns x, x-dot."""
-    tabular = False
-    bob_stops = False
-    num_actions = len(FORCES) + 1
-    state_dim = 2
-    input_dim = 5
-    threshold = 0.2
-
-    def __init__(self, n: int, t_max_target: int = 500):
-        self.n = n
-        self.t_max_target = t_max_target
-        self.state = np.zeros((n, 2))
+class RLLabMountainCar(MountainCar):
+    """RLLab's Box2D mountain car (``box2d_car``), n cars in lockstep; state columns x, x-dot. The actions, the
+    0.2 success test and the target task's goal (none) are the Gymnasium car's; the dynamics, the start, the
+    input scale and the statistics are the paper's car's."""
 
     def reset(self, rng, target):
         """The valley bottom, x-dot ~ U(-1, 1) (RLLab's reset), for self-play and target episodes alike."""
@@ -172,16 +163,9 @@ class RLLabMountainCar(ASPEnvBase):
         ended = reached | (moving & (np.abs(self.state[:, 0]) >= box2d_car.MAX_X))
         return reached.astype(float), reached, ended
 
-    def target_goal(self):
-        """The target task shows no goal state: s* = 0 there (encode zeroes it on z = 1 rows), as the paper."""
-        return np.zeros_like(self.state)
-
     def encode(self, states, goals, z):
         z = np.asarray(z, np.float64)[..., None]
-        return np.concatenate([states, goals * (1 - z), z], -1).astype(np.float32)
-
-    def success(self, states, goals):
-        return np.linalg.norm(states - goals, axis=-1) < self.threshold
+        return np.concatenate([states, goals * (1 - z), z], -1).astype(np.float32)  # target task: s* = 0
 
     def count_key(self, states):
         cell = np.floor((states + [2.0, 4.0]) / [0.05, 0.1]).astype(np.int64)
