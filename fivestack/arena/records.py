@@ -26,9 +26,8 @@ REQUIRED = ("against", "mode", "outcome", "steps")
 
 def results_dir_for(against: str, runs_dir: str | Path = "runs") -> Path:
     """The folder an arena game against ``against`` writes to (see the module docstring)."""
-    if ":" in against or "/" in against:
-        if is_run_spec(against):
-            return parse_run_spec(against)[0]
+    if is_run_spec(against):
+        return parse_run_spec(against)[0]
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in against)
     return Path(runs_dir) / f"arena-{safe}"
 

@@ -47,7 +47,7 @@ from fivestack.game.layout import (
 )
 from fivestack.game.patch import Patch
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.agents import PolicyTeamAgent, build_agent, check_agent
+from fivestack.system.agents import PolicyTeamAgent, build_agent, check_agent, load_run_policy
 from fivestack.system.rollout import active_heroes
 from fivestack.viewer.replay.format import RUNE_NAMES
 from fivestack.viewer.replay.recorder import ReplayRecorder, unit_columns
@@ -162,12 +162,11 @@ def _policy_agent(spec: str, team: int, seed: int, mode: str, heroes: np.ndarray
     """A trained team (``"trained"`` or a run's version) as a ``PolicyTeamAgent`` driving ``heroes``."""
     if spec == TRAINED:
         policy, info = load_trained_policy()
-        return PolicyTeamAgent(team, policy, mode, seed, decision_steps=int(info["decision_steps"]), heroes=heroes)
-    agent = build_agent(spec, team, seed, mode)
-    if heroes is not None:
-        agent = PolicyTeamAgent(team, agent.inference.policy, mode, seed, decision_steps=agent.decision_steps,
-                                heroes=heroes)
-    return agent
+        decision_steps = int(info["decision_steps"])
+    else:
+        policy, config, _ = load_run_policy(spec)
+        decision_steps = config.rollout.decision_steps
+    return PolicyTeamAgent(team, policy, mode, seed, decision_steps=decision_steps, heroes=heroes)
 
 
 def warm_up(config: GameConfig) -> None:
@@ -175,9 +174,7 @@ def warm_up(config: GameConfig) -> None:
     before the clock starts: a first compile takes minutes, and no tick should."""
     env = BatchedEnv(1, config)
     env.reset(0)
-    noop = np.zeros((1, N_HEROES, N_ACTION_FIELDS), np.int64)
-    noop[..., 2] = -1
-    env.step(noop)
+    env.step(_noop_row()[None, None].repeat(N_HEROES, axis=1))
 
 
 # ====================================================================== the live game

@@ -35,7 +35,12 @@ def test_every_number_outside_the_reward_weights_has_a_range():
 
 
 def test_the_defaults_lie_in_their_ranges():
-    load_config()  # validate() runs on the defaults
+    config = TrainConfig()
+    for (section, key), (low, high, low_ok, high_ok) in RANGES.items():
+        value = getattr(getattr(config, section), key)
+        assert (value >= low if low_ok else value > low), f"{section}.{key} = {value}"
+        assert high is None or (value <= high if high_ok else value < high), f"{section}.{key} = {value}"
+    assert dataclasses.asdict(load_config()) == dataclasses.asdict(config)  # validate() lets the defaults through
 
 
 @pytest.mark.parametrize("override, message", [
