@@ -11,7 +11,7 @@ import time
 import ray
 
 from fivestack.system.config import load_config
-from fivestack.system.ray_runner import RayRunner
+from fivestack.system.ray import RayRunner
 
 WARMUP_S = 30.0  # actor start-up, Numba and torch first calls, the first version published
 

@@ -434,7 +434,7 @@ def train(
             _show_config(cfg)
             return
         if runner == "ray":
-            from fivestack.system.ray_runner import RayRunner
+            from fivestack.system.ray import RayRunner
 
             trainer = RayRunner(cfg, resume=resume, say=lambda m: Console(stderr=True).print(m, markup=False))
         else:

@@ -1,4 +1,5 @@
-"""The experience buffer: samples in arrival order, with staleness and sample-reuse accounting."""
+"""The sample buffers: ``ExperienceBuffer`` (the serial runner: passes over everything pending) and ``SampleBuffer``
+(an optimizer actor: least-used samples first, a reuse cap and a capacity), with staleness and reuse accounting."""
 
 from __future__ import annotations
 
@@ -67,3 +68,57 @@ class ExperienceBuffer:
 
     def load_state_dict(self, state: dict) -> None:
         self.produced, self.consumed, self.dropped = (int(state[k]) for k in ("produced", "consumed", "dropped"))
+
+
+class SampleBuffer:
+    """One optimizer's experience: whole segments in arrival order, each sample with its use count.
+    Batches take the least-used samples (random among equals); samples past the staleness cap, samples used
+    ``max_uses`` times and, over capacity, the oldest samples leave the buffer."""
+
+    def __init__(self, capacity: int, max_staleness: int, max_uses: int, rng: np.random.Generator):
+        self.capacity, self.max_staleness, self.max_uses, self.rng = capacity, max_staleness, max_uses, rng
+        self.segments: deque[list] = deque()  # [SampleBatch, uses (S,), alive (S,) bool]
+        self.produced = self.consumed = self.dropped_stale = self.dropped_overflow = 0
+
+    def add(self, batch: SampleBatch) -> None:
+        self.segments.append([batch, np.zeros(len(batch), np.int64), np.ones(len(batch), bool)])
+        self.produced += len(batch)
+
+    def __len__(self) -> int:
+        return int(sum(seg[2].sum() for seg in self.segments))
+
+    def prune(self, version: int) -> None:
+        for seg in self.segments:
+            stale = seg[2] & (version - seg[0].version > self.max_staleness)
+            self.dropped_stale += int(stale.sum())
+            seg[2] &= ~stale
+            if self.max_uses > 0:
+                seg[2] &= seg[1] < self.max_uses
+        excess = len(self) - self.capacity
+        for seg in self.segments:
+            if excess <= 0:
+                break
+            alive = np.flatnonzero(seg[2])[:excess]
+            seg[2][alive] = False
+            self.dropped_overflow += len(alive)
+            excess -= len(alive)
+        while self.segments and not self.segments[0][2].any():
+            self.segments.popleft()
+
+    def take(self, size: int) -> SampleBatch | None:
+        where = [(i, j) for i, seg in enumerate(self.segments) for j in np.flatnonzero(seg[2])]
+        if len(where) < size:
+            return None
+        uses = np.array([self.segments[i][1][j] for i, j in where])
+        order = np.lexsort((self.rng.random(len(where)), uses))[:size]
+        parts = []
+        chosen: dict[int, list[int]] = {}
+        for o in order:
+            i, j = where[o]
+            chosen.setdefault(i, []).append(j)
+        for i, rows in chosen.items():
+            rows = np.array(rows)
+            self.segments[i][1][rows] += 1
+            parts.append(self.segments[i][0].select(rows))
+        self.consumed += size
+        return SampleBatch.concat(parts) if len(parts) > 1 else parts[0]

@@ -19,7 +19,8 @@ import ray
 from fivestack.system.config import load_config
 from fivestack.system.controller import CheckpointFallbackWarning, load_checkpoint
 from fivestack.system.messages import SampleBatch
-from fivestack.system.ray_runner import RayRunner, SampleBuffer, init_ray
+from fivestack.system.buffer import SampleBuffer
+from fivestack.system.ray import RayRunner, init_ray
 
 CAP = 3  # ppo.max_staleness in these runs
 SMALL = ["game.mode='1v1'", "rollout.games=2", "rollout.segment_steps=32", "ppo.batch_samples=4",

@@ -1,0 +1,24 @@
+"""The ray runner: the serial runner's components as Ray actors, so that one run scales from a laptop to a
+cluster.
+
+    RolloutActor x R --(obs, every step)--> InferenceActor x I --(actions, version)--> RolloutActor
+         |  (each plays G games of the batched env; with I = 0 it runs its own forward passes)
+         +--(one 256-step segment, through the object store, as soon as it is full)--> OptimizerActor x O
+    OptimizerActor x O: own experience buffer; gradients averaged by allreduce (torch.distributed, gloo/NCCL)
+         rank 0, every K gradient steps --(parameters, version)--> ControllerActor (named)
+    ControllerActor: versions, run metadata, metrics.jsonl + TensorBoard, checkpoints (safetensors + JSON),
+         the opponent pool (past versions on disk, served to workers; qualities scored from their games)
+    EvaluatorActor: TrueSkill ratings of pool versions every ``eval.every_versions`` (RatingEvaluator)
+
+The driver (``driver.RayRunner.run``) only starts, watches and restarts actors, gathers statistics and triggers
+checkpoints: it never calls an optimizer per batch. Everything that crosses an actor boundary is a dict of
+numpy arrays and plain values.
+
+    messages.py    what crosses an actor boundary (numpy dicts), actor names, thread settings
+    controller.py  ControllerActor      inference.py  InferenceActor      rollout.py  RolloutActor
+    optimizer.py   OptimizerActor       evaluator.py  EvaluatorActor      driver.py   RayRunner, init_ray
+"""
+
+from fivestack.system.ray.driver import RayRunner, init_ray
+
+__all__ = ["RayRunner", "init_ray"]

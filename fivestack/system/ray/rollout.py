@@ -1,0 +1,143 @@
+"""The rollout actor: plays its games with the serial ``RolloutWorker`` and ships each segment to an optimizer."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import ray
+import torch
+from ray.exceptions import RayActorError
+
+from fivestack.model.policy import Policy
+from fivestack.system.config import from_dict
+from fivestack.system.distributed import normalizer_widths, observation_moments
+from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.system.optimizer import team_spirit
+from fivestack.system.pool import OpponentPool, PastOpponents
+from fivestack.system.ray.messages import CONTROLLER, batch_to_message, set_threads, to_torch
+from fivestack.system.rollout import RolloutWorker
+
+
+@ray.remote(num_cpus=1, max_concurrency=2)
+class RolloutActor:
+    """Plays ``rollout.games`` games with the serial ``RolloutWorker`` and sends each segment as soon as it is
+    full. Parameters are pulled by version at each segment's start, so every step of a segment is played by
+    one version, which the inference stamps on its actions."""
+
+    def __init__(self, config: dict, index: int, seed: int, namespace: str, optimizers: list):
+        self.config = from_dict(config)
+        set_threads(self.config)
+        self.index = index
+        self.namespace = namespace
+        self.controller = ray.get_actor(CONTROLLER, namespace=namespace)
+        self.optimizers = optimizers
+        # past versions: the pool's bookkeeping and weights come from the controller (no shared disk needed)
+        self.pool_view = OpponentPool(self.config.pool, Path("."))
+        opponents = None
+        if self.config.pool.past_fraction > 0:
+            opponents = PastOpponents(self.pool_view, self.config.policy, seed,
+                                      lambda v: to_torch(ray.get(self.controller.pool_weights.remote(v))))
+        self._refresh_pool()
+        self.worker = RolloutWorker(self.config, seed=seed, opponents=opponents)
+        self.widths = normalizer_widths(Policy(self.config.policy))
+        self.n_inference = self.config.ray.inference
+        self.inference = [None] * self.n_inference
+        self.policy: Policy | None = None
+        self.local_version = -1
+        self.value_scale = 1.0
+        self.generator = torch.Generator().manual_seed(seed)
+        self.sent = 0
+        self.pending: list[list] = [[] for _ in optimizers]  # unfinished deliveries per optimizer
+        self.calls = 0
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def _refresh_pool(self) -> None:
+        self.pool_view.load_state_dict(ray.get(self.controller.pool_state.remote()))
+
+    def _inference_actor(self, i: int):
+        while True:
+            try:
+                if self.inference[i] is None:
+                    self.inference[i] = ray.get_actor(f"inference-{i}", namespace=self.namespace)
+                return self.inference[i]
+            except ValueError:  # being restarted by the driver
+                time.sleep(0.5)
+
+    def _remote_infer(self, version: int):
+        i = self.index % self.n_inference
+
+        def infer(request: InferenceRequest) -> InferenceResult:
+            message = {"obs": request.obs, "hero_slots": request.hero_slots, "state": request.state,
+                       "first": request.first}
+            while True:
+                try:
+                    out = ray.get(self._inference_actor(i).infer.remote(version, message))
+                    break
+                except RayActorError:  # the inference actor died: wait for its replacement, ask again
+                    self.inference[i] = None
+                    time.sleep(0.5)
+            self.calls += 1
+            return InferenceResult(out["actions"], out["log_prob"], out["value"], out["win_prob"],
+                                   tuple(out["state"]), out["version"])
+        return infer
+
+    def _local_infer(self, version: int):
+        if version != self.local_version:
+            found = ray.get(self.controller.params.remote(version))
+            self.local_version, refs, self.value_scale = found
+            if self.policy is None:
+                self.policy = Policy(self.config.policy)
+                self.policy.eval()
+            self.policy.load_state_dict(to_torch(ray.get(refs[0])))
+
+        @torch.no_grad()
+        def infer(request: InferenceRequest) -> InferenceResult:
+            obs = {k: torch.from_numpy(v) for k, v in request.obs.items()}
+            state = (torch.from_numpy(request.state[0]), torch.from_numpy(request.state[1]))
+            actions, log_prob, value, win_prob, (h, c) = self.policy.act(
+                obs, state, torch.from_numpy(request.first), torch.from_numpy(request.hero_slots), self.generator)
+            self.calls += 1
+            return InferenceResult(actions.numpy(), log_prob.numpy(), value.numpy() * self.value_scale,
+                                   win_prob.numpy(), (h.numpy(), c.numpy()), self.local_version)
+        return infer
+
+    def _target(self) -> int:
+        """The optimizer with the fewest unfinished deliveries (round-robin among equals)."""
+        for i, refs in enumerate(self.pending):
+            if refs:
+                ready, rest = ray.wait(refs, num_returns=len(refs), timeout=0)
+                self.pending[i] = rest
+        loads = [len(p) for p in self.pending]
+        order = [(self.index + self.sent + j) % len(loads) for j in range(len(loads))]
+        return min(order, key=lambda i: loads[i])
+
+    def run(self) -> None:
+        while True:
+            t0 = time.perf_counter()
+            version = ray.get(self.controller.latest_version.remote())
+            self._refresh_pool()
+            infer = self._local_infer(version) if self.n_inference == 0 else self._remote_infer(version)
+            self.calls = 0
+            batch = self.worker.collect(infer, team_spirit(self.config.ppo, max(version, 0)))
+            t1 = time.perf_counter()
+            target = self._target()
+            in_flight = sum(len(p) for p in self.pending)  # earlier segments not yet in a buffer
+            message = batch_to_message(batch)
+            # the normalisers' statistics are computed here, in parallel, rather than in the busy optimizer
+            message["moments"] = observation_moments(self.widths, batch.obs, batch.returns)
+            ref = ray.put(message)
+            self.pending[target].append(self.optimizers[target].add_segment.remote(ref))
+            del ref
+            self.sent += 1
+            t2 = time.perf_counter()
+            info = batch.info
+            self.controller.report_segment.remote({
+                "hero_steps": info["hero_steps"], "simulation_s": info["simulation_seconds"],
+                "inference_s": info["inference_seconds"], "send_s": t2 - t1, "wall_s": t2 - t0,
+                "version": int(batch.version.min()), "games": info["games"], "event_sums": info["event_sums"],
+                "reward_abs_mean": info["reward_abs_mean"], "inference_calls": self.calls,
+                "deliveries_in_flight": in_flight})
