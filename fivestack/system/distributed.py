@@ -20,8 +20,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from fivestack.env import spaces as sp
-from fivestack.model.policy import Policy
+from fivestack.model.policy import Policy, normalizer_input
 from fivestack.rl.normalize import RunningStd
 
 
@@ -63,36 +62,10 @@ def observation_moments(widths: dict[str, int], obs: dict[str, np.ndarray], retu
     one float64 vector; cheap to send and to sum across segments and optimizers."""
     parts = []
     for key, width in widths.items():
-        if key == "obs_units":  # statistics of the units that are there, as Policy.update_normalizers
-            units = obs["units"]
-            x = units[units[..., sp.U_SEEN] > 0]
-        else:
-            x = obs[key[4:]]
+        x = normalizer_input(key, obs)
         parts.append(_moments(x) if x.size else np.zeros(1 + 2 * width))
     parts.append(_moments(np.asarray(returns).reshape(-1, 1)))
     return np.concatenate(parts)
-
-
-def _merge_norm(norm, n: float, mean: torch.Tensor, var: torch.Tensor) -> None:
-    """``RunningNorm.update`` from a batch's count, mean and (biased) variance instead of its rows."""
-    if n <= 0:
-        return
-    total = norm.count + n
-    delta = mean - norm.mean
-    norm.mean += (delta * n / total).float()
-    m2 = norm.var * norm.count + var * n + delta**2 * norm.count * n / total
-    norm.var.copy_((m2 / total).float())
-    norm.count.copy_(total)
-
-
-def _merge_std(std: RunningStd, n: float, mean: float, var: float) -> None:
-    if n <= 0:
-        return
-    total = std.count + n
-    delta = mean - std.mean
-    std.mean += delta * n / total
-    std.var = (std.var * std.count + var * n + delta**2 * std.count * n / total) / total
-    std.count = total
 
 
 class GradientSync:
@@ -136,11 +109,11 @@ class GradientSync:
                 at += 1 + 2 * w
                 if n > 0:
                     mean = s / n
-                    _merge_norm(self.policy.norms[key], float(n), mean, (sq / n - mean * mean).clamp_min(0.0))
+                    self.policy.norms[key].merge(float(n), mean, (sq / n - mean * mean).clamp_min(0.0))
         n, s, sq = (float(v) for v in total[at:at + 3])
         if n > 0:
             mean = s / n
-            _merge_std(return_std, n, mean, max(sq / n - mean * mean, 0.0))
+            return_std.merge(n, mean, max(sq / n - mean * mean, 0.0))
 
     # ------------------------------------------------------------------ one gradient step
     def moments(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
