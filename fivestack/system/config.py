@@ -144,8 +144,8 @@ class RayConfig:
     reuse_target: float = setting(1.0, "optimizers wait rather than consume faster than this x production; 0: "
                                        "never wait")
     cpus: int = setting(0, "logical CPUs of a local Ray; 0: one per actor")
-    spread: bool = setting(False, "place rollout and inference actors across the cluster's nodes (Ray's SPREAD "
-                                  "strategy); false: Ray's default, which fills the driver's node first")
+    spread: bool = setting(False, "rollout and inference actors spread over the cluster's nodes (Ray's SPREAD); "
+                                  "false: Ray's default")
     batch_wait_ms: float = setting(2.0, "how long an inference actor waits for more workers' requests to batch")
     log_seconds: float = setting(10.0, "seconds between metrics records")
 

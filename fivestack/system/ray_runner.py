@@ -935,8 +935,9 @@ class RayRunner:
                     self.checkpoint(elapsed)
                     last_checkpoint = now
         except RayActorError as exc:  # an optimizer lost (with its node): the run cannot go on without its state
-            raise RunStopped(f"an optimizer was lost ({type(exc).__name__}: its process or node died); the run "
-                             f"stops: resume it from its last checkpoint with --resume {self.run_dir}") from exc
+            raise RunStopped(f"an optimizer was lost ({type(exc).__name__}: its process or node died or cannot be "
+                             f"reached); the run stops: resume it from its last checkpoint with --resume "
+                             f"{self.run_dir}") from exc
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

@@ -1,7 +1,9 @@
 """The cluster path for real, on this one machine: a head started by ``ray start --head`` and a second node by
-``ray start --address``, training through ``fivestack train --runner ray --address`` with actors on both
-nodes; the second node's raylet is SIGKILLed mid-run, its actors are replaced on the head and the run goes
-on; a SIGTERM stops it with a checkpoint and ``--resume`` continues it. Both nodes are stopped at the end.
+``ray start --address``, training through ``fivestack train --runner ray --address``; the second node's raylet
+is SIGKILLed mid-run. With rollout and inference actors on it (``ray.spread``), they are replaced on the head
+and the run goes on; a SIGTERM stops it with a checkpoint and ``--resume`` continues it. With the optimizer on
+it, the run stops with one line and exit code 1, and ``--resume`` continues it on a node that joins later.
+Every node is stopped at the end.
 
 Each node gets its own temp dir and its own process session (``ray start`` in a new session; the raylet, the
 GCS, the agents and every worker it spawns stay in it), so the test finds a node's actors and raylet by
@@ -231,3 +233,51 @@ def test_two_node_cluster_survives_a_dead_node_and_resumes(cluster, tmp_path):
     # 5. both nodes stop, and nothing of theirs is left
     cluster.stop()
     assert not session_processes(head) and not session_processes(node2)
+
+
+@pytest.mark.slow
+def test_a_lost_optimizer_stops_the_run_with_one_message_and_it_resumes_on_a_new_node(cluster, tmp_path):
+    """A head with no CPUs for actors (only the controller, pinned beside the driver): the optimizer lives on
+    the second node, and losing that node stops the run with one line; a new node joins and the run resumes."""
+    cluster.start("head", "--head", f"--port={cluster.port}", "--num-cpus=0", "--include-dashboard=false",
+                  f"--dashboard-port={free_port()}", f"--ray-client-server-port={free_port()}")
+    cluster.start("node2", f"--address={cluster.address}", f"--num-cpus={HEAD_CPUS}")
+    head, node2 = cluster.sessions["head"], cluster.sessions["node2"]
+    run = tmp_path / "lost"
+    log = tmp_path / "train.log"
+    proc = train(cluster, *TINY, f"run.runs_dir='{tmp_path}'", "run.name='lost'", "run.minutes=8.0",
+                 "run.checkpoint_minutes=0.05", out=log)
+    try:
+        wait_for(lambda: (run / "checkpoints").is_dir() and checkpoints(run) and checkpoints(run)[-1] >= 2,
+                 "a checkpoint of version 2", 300, proc, log)
+        assert actors_of(head) == ["ControllerActor"] and "OptimizerActor" in actors_of(node2)
+        os.kill(cluster.raylet("node2"), signal.SIGKILL)
+        assert proc.wait(timeout=180) == 1, log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = " ".join(log.read_text().split())
+    assert "Traceback" not in text, text[-3000:]
+    assert "Error: an optimizer was lost (" in text, text[-3000:]
+    assert f"resume it from its last checkpoint with --resume {run}" in text, text[-3000:]
+    version = checkpoints(run)[-1]
+    steps_before = max(r["agent_steps"] for r in records(run))
+
+    cluster.start("node3", f"--address={cluster.address}", f"--num-cpus={HEAD_CPUS}")
+    resumed_log = tmp_path / "resume.log"
+    proc = subprocess.Popen([sys.executable, "-m", "fivestack.cli", "train", "--runner", "ray", "--resume", str(run),
+                             "--set", f"run.max_versions={version + 2}"], env=cluster.env, cwd=tmp_path,
+                            stdout=resumed_log.open("w"), stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        assert proc.wait(timeout=300) == 0, resumed_log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = " ".join(resumed_log.read_text().split())
+    assert f"(version {version})" in text and "Traceback" not in text, text[-3000:]
+    assert int(text.split("stopped at version ")[1].split()[0]) >= version + 2
+    assert max(r["agent_steps"] for r in records(run)) > steps_before
+    cluster.stop()
+    assert not any(session_processes(sid) for sid in (head, node2, cluster.sessions["node3"]))
