@@ -159,11 +159,36 @@ def wait_for(condition, what: str, seconds: float, proc: subprocess.Popen, log: 
     pytest.fail(f"no {what} within {seconds:.0f} s:\n{log.read_text()[-3000:]}")
 
 
-def train(cluster: Cluster, *args: str, out: Path) -> subprocess.Popen:
+def train(cluster: Cluster, *args: str, out: Path, resume: Path | None = None) -> subprocess.Popen:
+    """``fivestack train --runner ray`` joining the cluster (a resumed run joins the address in its config)."""
+    where = ["--resume", str(resume)] if resume is not None else ["--address", cluster.address]
     sets = [a for item in args for a in ("--set", item)]
-    return subprocess.Popen([sys.executable, "-m", "fivestack.cli", "train", "--runner", "ray",
-                             "--address", cluster.address, *sets], env=cluster.env, cwd=out.parent,
-                            stdout=out.open("w"), stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    return subprocess.Popen([sys.executable, "-m", "fivestack.cli", "train", "--runner", "ray", *where, *sets],
+                            env=cluster.env, cwd=out.parent, stdout=out.open("w"), stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+
+
+def finish(proc: subprocess.Popen, timeout: float) -> int:
+    """The run's exit code; a run still going after ``timeout`` s is killed with its process group."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -1
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def resumed(cluster: Cluster, run: Path, version: int, out: Path) -> None:
+    """``--resume`` continues the run from checkpoint ``version`` to two versions more, agent-steps growing."""
+    proc = train(cluster, f"run.max_versions={version + 2}", "run.minutes=0.0", out=out, resume=run)
+    assert finish(proc, 300) == 0, out.read_text()[-3000:]
+    text = " ".join(out.read_text().split())  # rich wraps long lines
+    assert f"(version {version})" in text and "Traceback" not in text, text[-3000:]
+    final = int(text.split("stopped at version ")[1].split()[0])
+    assert final >= version + 2 and checkpoints(run)[-1] == final
+    assert checkpoint_steps(run, final) > checkpoint_steps(run, version)
 
 
 @pytest.mark.slow
@@ -200,38 +225,19 @@ def test_two_node_cluster_survives_a_dead_node_and_resumes(cluster, tmp_path):
         wait_for(replaced, "the lost actors replaced on the head and 3 more versions", 240, proc, log)
         assert actors_of(node2) == []
         proc.send_signal(signal.SIGTERM)  # stops with a checkpoint of the version it reached
-        assert proc.wait(timeout=120) == 0, log.read_text()[-3000:]
+        code = finish(proc, 120)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    text = log.read_text()
+        finish(proc, 0)  # kills a run left going by a failure above
+    assert code == 0, log.read_text()[-3000:]
+    text = " ".join(log.read_text().split())
     assert "Traceback" not in text, text[-3000:]
     for kind in placed["node2"]:
         assert f"{kind[:-5].lower()} actor" in text and "died" in text and "restarting" in text, text[-3000:]
-    stopped = records(run)
     version = checkpoints(run)[-1]
     assert version >= killed_at + 3
 
     # 4. resume on what is left of the cluster (the head): the version and the agent-steps go on from there
-    resumed_log = tmp_path / "resume.log"
-    proc = subprocess.Popen([sys.executable, "-m", "fivestack.cli", "train", "--runner", "ray", "--resume", str(run),
-                             "--set", f"run.max_versions={version + 2}", "--set", "run.minutes=0.0"],
-                            env=cluster.env, cwd=tmp_path, stdout=resumed_log.open("w"), stderr=subprocess.STDOUT,
-                            text=True, start_new_session=True)
-    try:
-        assert proc.wait(timeout=300) == 0, resumed_log.read_text()[-3000:]
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    text = " ".join(resumed_log.read_text().split())  # rich wraps long lines
-    assert f"(version {version})" in text and "Traceback" not in text, text[-3000:]
-    final = int(text.split("stopped at version ")[1].split()[0])
-    assert final >= version + 2 and checkpoints(run)[-1] == final
-    assert checkpoint_steps(run, final) > checkpoint_steps(run, version)
-    after = records(run)[len(stopped):]
-    assert after and min(r["version"] for r in after) >= version
+    resumed(cluster, run, version, tmp_path / "resume.log")
 
     # 5. both nodes stop, and nothing of theirs is left
     cluster.stop()
@@ -255,11 +261,10 @@ def test_a_lost_optimizer_stops_the_run_with_one_message_and_it_resumes_on_a_new
                  "a checkpoint of version 2", 300, proc, log)
         assert actors_of(head) == ["ControllerActor"] and "OptimizerActor" in actors_of(node2)
         os.kill(cluster.raylet("node2"), signal.SIGKILL)
-        assert proc.wait(timeout=180) == 1, log.read_text()[-3000:]
+        code = finish(proc, 180)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        finish(proc, 0)
+    assert code == 1, log.read_text()[-3000:]
     text = " ".join(log.read_text().split())
     assert "Traceback" not in text, text[-3000:]
     assert "Error: an optimizer was lost (" in text, text[-3000:]
@@ -267,20 +272,6 @@ def test_a_lost_optimizer_stops_the_run_with_one_message_and_it_resumes_on_a_new
     version = checkpoints(run)[-1]
 
     cluster.start("node3", f"--address={cluster.address}", f"--num-cpus={HEAD_CPUS}")
-    resumed_log = tmp_path / "resume.log"
-    proc = subprocess.Popen([sys.executable, "-m", "fivestack.cli", "train", "--runner", "ray", "--resume", str(run),
-                             "--set", f"run.max_versions={version + 2}"], env=cluster.env, cwd=tmp_path,
-                            stdout=resumed_log.open("w"), stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        assert proc.wait(timeout=300) == 0, resumed_log.read_text()[-3000:]
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    text = " ".join(resumed_log.read_text().split())
-    assert f"(version {version})" in text and "Traceback" not in text, text[-3000:]
-    final = int(text.split("stopped at version ")[1].split()[0])
-    assert final >= version + 2 and checkpoints(run)[-1] == final
-    assert checkpoint_steps(run, final) > checkpoint_steps(run, version)
+    resumed(cluster, run, version, tmp_path / "resume.log")
     cluster.stop()
     assert not any(session_processes(sid) for sid in (head, node2, cluster.sessions["node3"]))
