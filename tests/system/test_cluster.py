@@ -163,9 +163,10 @@ def train(cluster: Cluster, *args: str, out: Path, resume: Path | None = None) -
     """``fivestack train --runner ray`` joining the cluster (a resumed run joins the address in its config)."""
     where = ["--resume", str(resume)] if resume is not None else ["--address", cluster.address]
     sets = [a for item in args for a in ("--set", item)]
-    return subprocess.Popen([sys.executable, "-m", "fivestack.cli", "train", "--runner", "ray", *where, *sets],
-                            env=cluster.env, cwd=out.parent, stdout=out.open("w"), stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+    with out.open("w") as stream:  # the run writes to its own copy
+        return subprocess.Popen([sys.executable, "-m", "fivestack.cli", "train", "--runner", "ray", *where, *sets],
+                                env=cluster.env, cwd=out.parent, stdout=stream, stderr=subprocess.STDOUT,
+                                start_new_session=True)
 
 
 def finish(proc: subprocess.Popen, timeout: float) -> int:
