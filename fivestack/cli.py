@@ -412,7 +412,7 @@ def train(
     """Train a team by self-play (latest vs latest) with PPO; checkpoints, TensorBoard and metrics.jsonl go to
     runs/NAME."""
     from fivestack.system.config import ConfigError, load_config
-    from fivestack.system.controller import CheckpointError
+    from fivestack.system.controller import CheckpointError, RunStopped
     from fivestack.system.runner import RUNNERS, make_runner
 
     if runner not in RUNNERS:
@@ -456,6 +456,8 @@ def train(
 
         try:
             final = trainer.run(on_progress=show)
+        except RunStopped as exc:
+            _fail(str(exc), code=1)
         finally:
             trainer.close()
     console.print(f"stopped at version {final.version} after {final.agent_steps:,} agent-steps; "

@@ -143,6 +143,8 @@ class RayConfig:
                                  "ppo.batch_samples")
     buffer_samples: int = setting(1024, "samples each optimizer's buffer holds; ours (paper: 4096)")
     cpus: int = setting(0, "logical CPUs of a local Ray; 0: one per actor")
+    spread: bool = setting(False, "rollout and inference actors spread over the cluster's nodes (Ray's SPREAD); "
+                                  "false: Ray's default")
     batch_wait_ms: float = setting(2.0, "how long an inference actor waits for more workers' requests to batch")
     log_seconds: float = setting(10.0, "seconds between metrics records")
 

@@ -29,6 +29,10 @@ class CheckpointError(ValueError):
     """A missing or damaged checkpoint."""
 
 
+class RunStopped(RuntimeError):
+    """A run that cannot go on (an optimizer lost with its node); it resumes from its last checkpoint."""
+
+
 class Controller:
     def __init__(self, run_dir: Path, config: TrainConfig):
         self.run_dir = Path(run_dir)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.config import TrainConfig, reward_weights
-from fivestack.system.controller import new_run_dir
+from fivestack.system.controller import RunStopped, new_run_dir
 from fivestack.system.evaluator import progress_ratings, rating_metrics
 from fivestack.system.metrics import ray_metrics
 from fivestack.system.ray.controller import ControllerActor
@@ -90,7 +91,9 @@ class RayRunner:
         self.namespace = f"fivestack-{self.run_dir.name}-{os.getpid()}"
         cfg = config.to_dict()
         self.cfg_dict = cfg
-        self.controller = ControllerActor.options(name=CONTROLLER, namespace=self.namespace).remote(
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        self.controller = ControllerActor.options(  # on the driver's node, which reads the run directory it writes
+            name=CONTROLLER, namespace=self.namespace, scheduling_strategy=here).remote(
             str(self.run_dir.resolve()), cfg, self.state.to_json())
         self.optimizers = [OptimizerActor.remote(cfg, r, rc.optimizers, self.namespace) for r in range(rc.optimizers)]
         address, port = ray.get(self.optimizers[0].address.remote())
@@ -107,19 +110,23 @@ class RayRunner:
 
     # ------------------------------------------------------------------ actors
     def _start(self, slot: Slot) -> None:
+        spread = {"scheduling_strategy": "SPREAD"} if self.config.ray.spread else {}
         if slot.kind == "inference":
-            slot.actor = InferenceActor.options(name=f"inference-{slot.index}", namespace=self.namespace).remote(
-                self.cfg_dict, slot.index, self.namespace)
+            slot.actor = InferenceActor.options(name=f"inference-{slot.index}", namespace=self.namespace,
+                                                **spread).remote(self.cfg_dict, slot.index, self.namespace)
             slot.task = slot.actor.alive.remote()
         elif slot.kind == "rollout":
             seed = ray.get(self.controller.next_worker_seed.remote())
-            slot.actor = RolloutActor.remote(self.cfg_dict, slot.index, seed, self.namespace, self.optimizers)
+            slot.actor = RolloutActor.options(**spread).remote(self.cfg_dict, slot.index, seed, self.namespace,
+                                                               self.optimizers)
             slot.task = slot.actor.run.remote()
         else:
             slot.actor = EvaluatorActor.remote(self.cfg_dict, self.ratings.evaluator, self.namespace)
             slot.task = None
 
     def _died(self, slot: Slot, error: Exception) -> None:
+        if slot.actor is not None:  # one only unreachable (ActorUnavailableError) must not outlive its replacement
+            ray.kill(slot.actor)
         slot.deaths.append(time.monotonic())
         wait = slot.backoff()
         slot.restart_at = time.monotonic() + wait
@@ -149,8 +156,8 @@ class RayRunner:
             ready, _ = ray.wait([task], timeout=0)
             if ready:
                 ray.get(ready[0])  # an optimizer that died ends the run: resume it from its checkpoint
-                raise RuntimeError("an optimizer stopped unexpectedly; resume the run with --resume "
-                                   f"{self.run_dir}")
+                raise RunStopped("an optimizer stopped unexpectedly; resume the run with --resume "
+                                 f"{self.run_dir}")
 
     def rollout_pids(self) -> list[int]:
         return ray.get([slot.actor.pid.remote() for slot in self.rollouts if slot.actor is not None])
@@ -245,6 +252,10 @@ class RayRunner:
                 if now - last_checkpoint >= cfg.run.checkpoint_minutes * 60.0:
                     self.checkpoint(elapsed)
                     last_checkpoint = now
+        except RayActorError as exc:  # an optimizer lost (with its node): the run cannot go on without its state
+            raise RunStopped(f"an optimizer was lost ({type(exc).__name__}: its process or node died or cannot be "
+                             f"reached); the run stops: resume it from its last checkpoint with --resume "
+                             f"{self.run_dir}") from exc
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -272,7 +283,11 @@ class RayRunner:
             for slot in self.rollouts + self.inference + [self.evaluator]:
                 if slot.actor is not None:
                     ray.kill(slot.actor)
-            ray.get([o.close.remote() for o in self.optimizers])
+            for o in self.optimizers:
+                try:
+                    ray.get(o.close.remote())
+                except RayActorError:  # lost with its node
+                    pass
             ray.get(self.controller.close.remote())
             for actor in self.optimizers + [self.controller]:
                 ray.kill(actor)
