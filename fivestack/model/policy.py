@@ -183,6 +183,17 @@ class PackedUnits:
         return dense.transpose(1, 2)
 
 
+def trunk_inputs(config: PolicyConfig, sizes: GameSizes) -> list[tuple[str, int, int]]:
+    """The trunk's input (the columns of ``trunk.0.weight``) in ``Policy.encode``'s order: (part, rows, width of a
+    row); an observation group's part is named after the group."""
+    f, e = sizes.features, config.unit_embedding
+    return [("global", 1, f["global"]), ("allied_heroes", 5, f["allied_heroes"]),
+            ("pickups", sp.N_PICKUPS, f["pickups"]), ("minimap_net", 1, 16 * 5 * 5), ("pooled_units", 1, e),
+            ("pooled_heroes", 1, e), ("pooled_items", 1, e), ("pooled_abilities", 1, e),
+            ("nearby_net", 1, 16 * 4 * 4), ("previous_action", 1, f["previous_action"]), ("own_unit", 1, e),
+            ("hero_identity", 1, N_HEROES)]
+
+
 class Policy(nn.Module):
     def __init__(self, config: PolicyConfig | None = None, patch: Patch | None = None, sizes: GameSizes | None = None):
         super().__init__()
@@ -248,14 +259,7 @@ class Policy(nn.Module):
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def trunk_inputs(self) -> list[tuple[str, int, int]]:
-        """The trunk's input (the columns of ``trunk.0.weight``) in ``encode``'s order: (part, rows, width of a
-        row); an observation group's part is named after the group."""
-        f, e = self.sizes.features, self.config.unit_embedding
-        return [("global", 1, f["global"]), ("allied_heroes", 5, f["allied_heroes"]),
-                ("pickups", sp.N_PICKUPS, f["pickups"]), ("minimap_net", 1, 16 * 5 * 5), ("pooled_units", 1, e),
-                ("pooled_heroes", 1, e), ("pooled_items", 1, e), ("pooled_abilities", 1, e),
-                ("nearby_net", 1, 16 * 4 * 4), ("previous_action", 1, f["previous_action"]), ("own_unit", 1, e),
-                ("hero_identity", 1, N_HEROES)]
+        return trunk_inputs(self.config, self.sizes)
 
     # ------------------------------------------------------------------ state
     def initial_state(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
