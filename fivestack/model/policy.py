@@ -463,5 +463,5 @@ def parameter_count(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-__all__ = ["Policy", "PolicyConfig", "GameSizes", "SequenceScores", "valid_actions", "RunningNorm", "ALL_GROUPS", "HEADS",
-           "parameter_count", "N_UNIT_SLOTS"]
+__all__ = ["Policy", "PolicyConfig", "GameSizes", "SequenceScores", "valid_actions", "RunningNorm", "ALL_GROUPS",
+           "HEADS", "parameter_count", "N_UNIT_SLOTS"]

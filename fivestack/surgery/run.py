@@ -152,7 +152,7 @@ def operate(run_dir: Path, config: TrainConfig, out: Path, sizes: GameSizes | No
         save_file({k: v.contiguous() for k, v in weights.items()}, str(out / "pool" / f"{version:08d}.safetensors"))
     controller = Controller(out, config)
     try:
-        written = save_run(controller, new_model, new_optim, state)
+        save_run(controller, new_model, new_optim, state)
     finally:
         controller.close()
     (out / "surgery").mkdir(exist_ok=True)

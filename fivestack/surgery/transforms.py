@@ -22,7 +22,7 @@ zero (``Fill(moments=True)``), so one function transforms the weights and the op
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 import torch
@@ -283,7 +283,8 @@ def plan(old: Spec, new: Spec) -> list[Step]:
                               lambda t, f, k=kind, a=a, b=b: add_vocabulary(t, f, k, a, b)))
     if new.sizes.n_primary > old.sizes.n_primary:
         a, b = old.sizes.n_primary, new.sizes.n_primary
-        steps.append(Step(f"add {b - a} primary action(s) ({a} -> {b})", lambda t, f, a=a, b=b: add_actions(t, f, a, b)))
+        steps.append(Step(f"add {b - a} primary action(s) ({a} -> {b})",
+                          lambda t, f, a=a, b=b: add_actions(t, f, a, b)))
     if new.config.trunk > old.config.trunk:
         a, b = old.config.trunk, new.config.trunk
         steps.append(Step(f"widen the trunk {a} -> {b}",
@@ -318,10 +319,5 @@ def transform_optimizer(steps: list[Step], optim: dict[str, torch.Tensor], old: 
     return out
 
 
-def same_sizes(a: GameSizes, b: GameSizes) -> bool:
-    return a.features == b.features and (a.n_primary, a.n_items, a.n_abilities) == (b.n_primary, b.n_items,
-                                                                                    b.n_abilities)
-
-
 __all__ = ["Fill", "Spec", "Step", "SurgeryError", "add_actions", "add_features", "add_vocabulary", "apply_plan",
-           "plan", "sizes_of", "transform_optimizer", "widen_lstm", "widen_trunk", "replace"]
+           "plan", "sizes_of", "transform_optimizer", "widen_lstm", "widen_trunk"]
