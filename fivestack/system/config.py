@@ -107,8 +107,8 @@ class PPOConfig:
     teacher_weight: float = setting(1.0, "weight of the teacher's imitation loss at version 0")
     teacher_weight_end: float = setting(0.0, "teacher weight after teacher_versions")
     teacher_versions: int = setting(150, "versions over which the teacher weight falls from start to end")
-    warmup_steps: int = setting(32, "gradient steps at learning rate 0 after a surgery, while Adam's moments of the "
-                                     "new weights fill (the paper: hours at learning rate 0)")
+    warmup_steps: int = setting(32, "gradient steps at learning rate 0 after a surgery, while Adam's moments fill "
+                                     "(paper: hours)")
 
 
 @dataclass
