@@ -8,6 +8,7 @@
     fivestack arena --stats RUN
     fivestack train [--config F] [--set section.key=value ...] [--resume runs/NAME]
     fivestack eval runs/NAME [--version V] [--games N] [--against random,scripted,400,...]
+    fivestack surgery runs/NAME --to CONFIG.toml [--out runs/NEW]
 
 Errors a user can cause (an unknown agent or mode, a bad number, a replay path that cannot be written)
 end in one line on stderr and exit code 2, never a traceback.
@@ -463,6 +464,38 @@ def train(
     console.print(f"stopped at version {final.version} after {final.agent_steps:,} agent-steps; "
                   f"checkpoint in {trainer.run_dir / 'checkpoints'}; resume with: fivestack train --resume "
                   f"{trainer.run_dir}")
+
+
+@app.command("surgery")
+def surgery_command(
+    run: Path = typer.Argument(..., help="The run to operate on (runs/NAME); its latest checkpoint and opponent pool "
+                                         "move to the new model."),
+    to: Path = typer.Option(..., "--to", help="A TOML file with the keys that change, on top of the run's config "
+                                              "(e.g. [policy] lstm_size = 512)."),
+    out: Path = typer.Option(None, "--out", help="The new run's folder (default: RUN-surgery-vVERSION beside RUN)."),
+    seed: int = typer.Option(0, help="Seed of the new weights and of the probe's recording."),
+) -> None:
+    """Change the model (wider LSTM or trunk; new features, actions, items or abilities of the game) without
+    starting over: the run's latest weights, optimizer state and past opponents are transformed into a new run
+    that computes the same function, verified on recorded observations; continue it with train --resume."""
+    from fivestack.surgery.run import new_config, operate
+    from fivestack.surgery.transforms import SurgeryError
+    from fivestack.system.config import ConfigError
+    from fivestack.system.controller import CheckpointError, latest_checkpoint, load_checkpoint
+    from fivestack.system.config import from_dict
+
+    try:
+        state = load_checkpoint(latest_checkpoint(run))[2]
+        cfg = new_config(from_dict(state["config"]), to)
+        out = out or run.parent / f"{run.name}-surgery-v{int(state['version'])}"
+        say = lambda line: print(line, flush=True)  # noqa: E731
+        result = operate(run, cfg, out, seed=seed, say=say)
+    except (SurgeryError, ConfigError, CheckpointError) as exc:
+        _fail(str(exc))
+        return
+    print(f"wrote run {result.out} at version {result.version} ({len(result.pool)} past versions moved with it; "
+          f"learning rate 0 for the first {cfg.ppo.warmup_steps} gradient steps); report: "
+          f"{result.out / 'surgery' / 'report.json'}; continue with: fivestack train --resume {result.out}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -54,6 +54,25 @@ class PolicyConfig:
     normalizer_clip: float = field(default=5.0, metadata={"doc": "standardised inputs are clipped to +- this"})
 
 
+@dataclass
+class GameSizes:
+    """The sizes the policy takes from the game: the last-axis width of each float observation group, the number
+    of primary actions and the item and ability vocabularies. ``GameSizes.of(patch)`` is the game as it is;
+    surgery (``fivestack.surgery``) builds policies for a game with more of them."""
+
+    features: dict[str, int]
+    n_primary: int
+    n_items: int
+    n_abilities: int
+
+    @classmethod
+    def of(cls, patch: Patch | None = None) -> "GameSizes":
+        patch = patch or Patch()
+        shapes = {**sp.TEAM_GROUPS, **sp.HERO_GROUPS}
+        return cls({name: shapes[name][-1] for name in FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS}, N_PRIMARY,
+                   len(patch.items), len(patch.ability_table))
+
+
 def merge_moments(count, mean, var, n, batch_mean, batch_var):
     """Running (count, mean, biased var) after absorbing a batch's (n, mean, biased var): the parallel form of
     Welford's update (Chan et al.). Works on floats and tensors alike; every normaliser (``RunningNorm``, the
@@ -82,7 +101,13 @@ class RunningNorm(nn.Module):
         self.clip = clip
         self.register_buffer("mean", torch.zeros(width))
         self.register_buffer("var", torch.ones(width))
-        self.register_buffer("count", torch.tensor(1e-4))
+        self.register_buffer("count", torch.tensor(1e-4))  # one count, or one per column (after a surgery)
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        count = state_dict.get(prefix + "count")
+        if count is not None and count.shape != self.count.shape:  # per-column counts: new columns start fresh
+            self.count = torch.zeros_like(count)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     @torch.no_grad()
     def update(self, x: torch.Tensor) -> None:
@@ -158,46 +183,56 @@ class PackedUnits:
         return dense.transpose(1, 2)
 
 
+def trunk_inputs(config: PolicyConfig, sizes: GameSizes) -> list[tuple[str, int, int]]:
+    """The trunk's input (the columns of ``trunk.0.weight``) in ``Policy.encode``'s order: (part, rows, width of a
+    row); an observation group's part is named after the group."""
+    f, e = sizes.features, config.unit_embedding
+    return [("global", 1, f["global"]), ("allied_heroes", 5, f["allied_heroes"]),
+            ("pickups", sp.N_PICKUPS, f["pickups"]), ("minimap_net", 1, 16 * 5 * 5), ("pooled_units", 1, e),
+            ("pooled_heroes", 1, e), ("pooled_items", 1, e), ("pooled_abilities", 1, e),
+            ("nearby_net", 1, 16 * 4 * 4), ("previous_action", 1, f["previous_action"]), ("own_unit", 1, e),
+            ("hero_identity", 1, N_HEROES)]
+
+
 class Policy(nn.Module):
-    def __init__(self, config: PolicyConfig | None = None, patch: Patch | None = None):
+    def __init__(self, config: PolicyConfig | None = None, patch: Patch | None = None, sizes: GameSizes | None = None):
         super().__init__()
         self.config = c = config or PolicyConfig()
-        patch = patch or Patch()
+        self.sizes = s = sizes or GameSizes.of(patch)
+        f = s.features
         e, hid = c.unit_embedding, c.element_hidden
         self.norms = nn.ModuleDict({  # keyed "obs_<group>": ModuleDict keys may not shadow its methods
-            f"obs_{name}": RunningNorm(shape[-1], c.normalizer_clip)
-            for name, shape in {**sp.TEAM_GROUPS, **sp.HERO_GROUPS}.items() if name not in RAW_GROUPS
+            f"obs_{name}": RunningNorm(f[name], c.normalizer_clip)
+            for name in {**sp.TEAM_GROUPS, **sp.HERO_GROUPS} if name not in RAW_GROUPS
         })
         # sets: a shared per-element network, then max-pool
-        self.unit_net = mlp([sp.N_UNIT_FEATURES, hid, e])
-        self.unit_rel = nn.Linear(sp.N_UNIT_REL_FEATURES, 1)  # hero-relative term of the target logits
-        self.hero_net = mlp([sp.N_HERO_FEATURES + sp.N_MODIFIERS * sp.N_MODIFIER_FEATURES, hid, e])
-        self.item_embed = nn.Embedding(len(patch.items) + 1, 16)
-        self.item_net = mlp([sp.N_ITEM_FEATURES + 16, hid, e])
-        self.ability_embed = nn.Embedding(len(patch.ability_table) + 1, 16)
-        self.ability_net = mlp([sp.N_ABILITY_FEATURES + 16, hid, e])
+        self.unit_net = mlp([f["units"], hid, e])
+        self.unit_rel = nn.Linear(f["unit_rel"], 1)  # hero-relative term of the target logits
+        self.hero_net = mlp([f["heroes"] + sp.N_MODIFIERS * f["modifiers"], hid, e])
+        self.item_embed = nn.Embedding(s.n_items + 1, 16)
+        self.item_net = mlp([f["items"] + 16, hid, e])
+        self.ability_embed = nn.Embedding(s.n_abilities + 1, 16)
+        self.ability_net = mlp([f["abilities"] + 16, hid, e])
         self.minimap_net = nn.Sequential(
-            nn.Conv2d(sp.N_MINIMAP_CHANNELS, 16, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(f["minimap"], 16, 3, padding=1), nn.ReLU(),
             nn.Conv2d(16, 16, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten(),
         )
         self.nearby_net = nn.Sequential(
-            nn.Conv2d(sp.N_NEARBY_CHANNELS, 16, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(f["nearby_map"], 16, 3, padding=1), nn.ReLU(),
             nn.Conv2d(16, 16, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten(),
         )
-        flat = (sp.N_GLOBAL + 5 * sp.N_ALLIED_FEATURES + sp.N_PICKUPS * sp.N_PICKUP_FEATURES + 16 * 5 * 5
-                + 16 * 4 * 4 + sp.N_PREVIOUS_ACTION + N_HEROES)
-        trunk_in = flat + 4 * e + e  # pooled units/heroes/items/abilities + own unit embedding
+        trunk_in = sum(rows * width for _, rows, width in self.trunk_inputs())
         self.trunk = mlp([trunk_in, c.trunk])
         self.n_pooled = int(c.trunk * c.cross_hero_fraction)
         self.lstm = nn.LSTMCell(c.trunk + self.n_pooled, c.lstm_size)
         # heads
         a = c.action_embedding
-        self.action_embed = nn.Embedding(N_PRIMARY, a)
+        self.action_embed = nn.Embedding(s.n_primary, a)
         self.primary_query = nn.Linear(c.lstm_size, a)
         self.delay_head = nn.Linear(c.lstm_size, N_DELAY)
         self.conditioned = nn.Linear(c.lstm_size + a, c.lstm_size)  # LSTM output + chosen action
         self.target_query = nn.Linear(c.lstm_size, e)
-        self.target_gate = nn.Embedding(N_PRIMARY, e)  # learned per-action sigmoid mask over key dims
+        self.target_gate = nn.Embedding(s.n_primary, e)  # learned per-action sigmoid mask over key dims
         self.offset_x = nn.Linear(c.lstm_size, N_OFFSET)
         self.offset_y = nn.Linear(c.lstm_size, N_OFFSET)
         self.value_head = nn.Linear(c.lstm_size, 1)
@@ -213,7 +248,8 @@ class Policy(nn.Module):
         state_dict = {k: v for k, v in state_dict.items() if not k.startswith("norms.obs_unit_rel.")}
         own = self.state_dict()
         wrong = [f"{k} {tuple(v.shape)} (this model: {tuple(own[k].shape)})"
-                 for k, v in state_dict.items() if k in own and tuple(v.shape) != tuple(own[k].shape)]
+                 for k, v in state_dict.items() if k in own and tuple(v.shape) != tuple(own[k].shape)
+                 and not (k.startswith("norms.") and k.endswith(".count"))]  # a count per column is fine
         if wrong:
             raise ValueError(
                 f"these weights do not fit this policy: {len(wrong)} tensors have other shapes, e.g. "
@@ -221,6 +257,9 @@ class Policy(nn.Module):
                 "layout: load them with the [policy] settings and the fivestack version that trained them, or train a "
                 "new run.")
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
+
+    def trunk_inputs(self) -> list[tuple[str, int, int]]:
+        return trunk_inputs(self.config, self.sizes)
 
     # ------------------------------------------------------------------ state
     def initial_state(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -284,14 +323,8 @@ class Policy(nn.Module):
         Returns actions (N, 5), log-probability (N,), entropy per head (N, 4) in ``HEADS`` order (a parameter
         head the action does not use contributes 0), value (N,), win logit (N,), and which parameters the
         action uses (N, 2): [target, offset]."""
-        n_rows = core.shape[0]
-        b = units.n_batch
-        k = n_rows // b
-        rows = torch.arange(n_rows)
-        primary_mask = masks["primary_mask"].bool()
-        primary_logits = self.primary_query(core) @ self.action_embed.weight.T
-        primary_logits = primary_logits.masked_fill(~primary_mask, -1e9)
-        primary_dist = categorical(primary_logits)
+        rows = torch.arange(core.shape[0])
+        primary_dist = categorical(self.primary_logits(core, masks))
         delay_dist = categorical(self.delay_head(core))
         sample = actions is None
 
@@ -302,16 +335,12 @@ class Policy(nn.Module):
             return torch.multinomial(dist.probs, 1, generator=generator).squeeze(-1)
 
         primary = draw(primary_dist) if sample else actions[:, 0]
-        cond = F.relu(self.conditioned(torch.cat([core, self.action_embed(primary)], -1)))
-        # attention over the team's unit embeddings; gating the keys per action = gating the query
-        query = self.target_query(cond) * torch.sigmoid(self.target_gate(primary)) * 2.0  # (N, E)
-        target_logits = units.attention(query.view(b, k, -1)).reshape(n_rows, -1)
-        target_logits = target_logits + self.unit_rel(unit_rel).squeeze(-1)
+        target_logits, ox_logits, oy_logits = self.parameter_logits(core, units, unit_rel, primary)
         target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
         uses_target = target_mask.any(-1)
         target_dist = categorical(target_logits.masked_fill(~target_mask, -1e9))
-        ox_dist = categorical(self.offset_x(cond))
-        oy_dist = categorical(self.offset_y(cond))
+        ox_dist = categorical(ox_logits)
+        oy_dist = categorical(oy_logits)
         uses_offset = masks["offset_mask"].bool()[rows, primary]
         if sample:
             delay, target, ox, oy = draw(delay_dist), draw(target_dist), draw(ox_dist), draw(oy_dist)
@@ -325,6 +354,26 @@ class Policy(nn.Module):
         value = self.value_head(core).squeeze(-1)
         win_logit = self.win_head(core).squeeze(-1)
         return actions, log_prob, entropy, value, win_logit, torch.stack([t_used, o_used], -1)
+
+    def primary_logits(self, core: torch.Tensor, masks: dict[str, torch.Tensor]) -> torch.Tensor:
+        """(N, actions): the dot product of the LSTM output's query with each action's embedding, -1e9 where the
+        action is not available."""
+        logits = self.primary_query(core) @ self.action_embed.weight.T
+        return logits.masked_fill(~masks["primary_mask"].bool(), -1e9)
+
+    def parameter_logits(self, core: torch.Tensor, units: "PackedUnits", unit_rel: torch.Tensor,
+                         primary: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The logits of the heads conditioned on the chosen ``primary`` action (N,): unit target (N, 189),
+        before its mask, and offsets x and y (N, 8)."""
+        n_rows = core.shape[0]
+        b = units.n_batch
+        k = n_rows // b
+        cond = F.relu(self.conditioned(torch.cat([core, self.action_embed(primary)], -1)))
+        # attention over the team's unit embeddings; gating the keys per action = gating the query
+        query = self.target_query(cond) * torch.sigmoid(self.target_gate(primary)) * 2.0  # (N, E)
+        target_logits = units.attention(query.view(b, k, -1)).reshape(n_rows, -1)
+        target_logits = target_logits + self.unit_rel(unit_rel).squeeze(-1)
+        return target_logits, self.offset_x(cond), self.offset_y(cond)
 
     # ------------------------------------------------------------------ one step / a sequence
     def core_step(self, features: torch.Tensor, state, first: torch.Tensor):
@@ -400,7 +449,7 @@ def valid_actions(masks: dict[str, torch.Tensor], actions: torch.Tensor) -> torc
     """(N,) bool: each action (N, 5) is allowed by the masks: a primary action the hero can take now, and a
     valid unit target if that action takes one. A primary of -1 (no action) is never valid."""
     rows = torch.arange(actions.shape[0])
-    primary = actions[:, 0].clamp(0, N_PRIMARY - 1)
+    primary = actions[:, 0].clamp(0, masks["primary_mask"].shape[-1] - 1)
     allowed = (actions[:, 0] >= 0) & masks["primary_mask"].bool()[rows, primary]
     target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
     target = actions[:, 2]
@@ -414,5 +463,5 @@ def parameter_count(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-__all__ = ["Policy", "PolicyConfig", "SequenceScores", "valid_actions", "RunningNorm", "ALL_GROUPS", "HEADS",
-           "parameter_count", "N_UNIT_SLOTS"]
+__all__ = ["Policy", "PolicyConfig", "GameSizes", "SequenceScores", "valid_actions", "RunningNorm", "ALL_GROUPS",
+           "HEADS", "parameter_count", "N_UNIT_SLOTS"]

@@ -107,6 +107,8 @@ class PPOConfig:
     teacher_weight: float = setting(1.0, "weight of the teacher's imitation loss at version 0")
     teacher_weight_end: float = setting(0.0, "teacher weight after teacher_versions")
     teacher_versions: int = setting(150, "versions over which the teacher weight falls from start to end")
+    warmup_steps: int = setting(32, "gradient steps at learning rate 0 after a surgery, while Adam's moments fill "
+                                     "(paper: hours)")
 
 
 @dataclass
@@ -291,6 +293,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("ppo", "teacher_weight"): (0, None, True, False),
     ("ppo", "teacher_weight_end"): (0, None, True, False),
     ("ppo", "teacher_versions"): (1, None, True, False),
+    ("ppo", "warmup_steps"): (0, None, True, False),
     ("policy", "unit_embedding"): (1, None, True, False),
     ("policy", "element_hidden"): (1, None, True, False),
     ("policy", "trunk"): (1, None, True, False),

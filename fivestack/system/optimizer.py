@@ -35,6 +35,7 @@ class Optimizer:
         self.entropy_weights = torch.tensor([getattr(config, f"entropy_{name}") for name in HEADS])
         self.version = 0
         self.grad_steps = 0
+        self.lr_zero_until = 0  # gradient steps before this one use learning rate 0 (set by a surgery)
         # In a pool of optimizers (``distributed.GradientSync``): union-batch advantage statistics and averaged
         # gradients; None for a single optimizer.
         self.sync = None
@@ -85,6 +86,8 @@ class Optimizer:
         if self.sync is not None:
             self.sync.average_gradients(self.policy.parameters())
         grad_clipped = clip_by_adam_second_moment(self.adam, c.grad_clip)
+        for group in self.adam.param_groups:  # learning rate 0 during a surgery's warm-up: Adam's moments fill
+            group["lr"] = 0.0 if self.grad_steps < self.lr_zero_until else c.learning_rate
         self.adam.step()
         self.grad_steps += 1
         if self.grad_steps % c.steps_per_version == 0:
@@ -125,11 +128,13 @@ class Optimizer:
                                       "exp_avg_sq": tensors[f"{i}.exp_avg_sq"].clone()}
 
     def scalars(self) -> dict:
-        return {"version": self.version, "grad_steps": self.grad_steps, "return_std": self.return_std.state_dict()}
+        return {"version": self.version, "grad_steps": self.grad_steps, "return_std": self.return_std.state_dict(),
+                "lr_zero_until": self.lr_zero_until}
 
     def load_scalars(self, state: dict) -> None:
         self.version = int(state["version"])
         self.grad_steps = int(state["grad_steps"])
+        self.lr_zero_until = int(state.get("lr_zero_until", 0))
         self.return_std.load_state_dict(state["return_std"])
 
 
