@@ -433,6 +433,9 @@ def train(
         if show_config:
             _show_config(cfg)
             return
+        if runner == "ray" and cfg.run.device == "cuda":
+            _fail('run.device = "cuda" is for --runner serial (the ray runner\'s actors run on the CPU for now); use '
+                  "--runner serial or --set run.device=cpu")
         if runner == "ray":
             from fivestack.system.ray_runner import RayRunner
 

@@ -21,6 +21,7 @@ from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.buffer import ExperienceBuffer
 from fivestack.system.config import TrainConfig, reward_weights
 from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint, new_run_dir
+from fivestack.system.device import resolve_device, to_cpu
 from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator, progress_ratings, rating_metrics
 from fivestack.system.inference import Inference
 from fivestack.system.optimizer import Optimizer, team_spirit
@@ -45,9 +46,10 @@ class SerialRunner:
         if config.run.torch_threads > 0:
             torch.set_num_threads(config.run.torch_threads)
         self.config = config
+        self.device = resolve_device(config.run.device)  # first: a missing GPU fails before a run folder is made
         torch.manual_seed(config.run.seed)
         self.policy = Policy(config.policy)
-        self.optimizer = Optimizer(self.policy, config.ppo)
+        self.optimizer = Optimizer(self.policy, config.ppo, self.device)  # inference shares the policy, there
         self.inference = Inference(self.policy, seed=config.run.seed)
         self.buffer = ExperienceBuffer(config.ppo.max_staleness)
         self.rng = np.random.default_rng(config.run.seed)
@@ -106,7 +108,7 @@ class SerialRunner:
                  "pool": self.pool.state_dict(), "rated": self.rated,
                  "pending_ratings": [list(p) for p in self.pending_ratings], "ratings": self.ratings_state}
         json.dumps(state)  # fail here, not halfway through writing, if something is not JSON
-        return self.controller.save(self.optimizer.version, self.policy.state_dict(), optim, state)
+        return self.controller.save(self.optimizer.version, to_cpu(self.policy.state_dict()), optim, state)
 
     # ------------------------------------------------------------------ the loop
     def run(self, on_progress=None, stop=lambda: False) -> Progress:
@@ -194,7 +196,7 @@ class SerialRunner:
         """Add the version to the pool when it crossed a multiple of ``pool.add_every_versions`` (version 0
         joins at once), and send it to the evaluator when it crossed a multiple of ``eval.every_versions``."""
         version = self.optimizer.version
-        if self.pool.join_if_due(version, self.policy.state_dict):
+        if self.pool.join_if_due(version, lambda: to_cpu(self.policy.state_dict())):
             rate_every = self.config.eval.every_versions
             if rate_every and (self.rated < 0 or version // rate_every > self.rated // rate_every):
                 self.rated = version
