@@ -10,8 +10,9 @@
 # install.log, pytest_gpu.log, train_speed_{default,paper}.json (one JSON line each) and .log (their stderr).
 # Exits non-zero if a step failed; later steps run anyway, so that one failure still leaves the other figures.
 #
-# Steps and their time limits (seconds): install 60, GPU tests 240 (the first simulator compile is in there),
-# default model 100, paper model 120: 520 s at most. Set PYTHON to use another interpreter than python3.
+# Steps and their time limits (seconds): install 80, GPU tests 180 (the first Numba compile of the simulator is
+# in there; the benchmarks reuse its cache), default model 90, paper model 110: with the device check, under 8
+# minutes in all. Set PYTHON to use another interpreter than python3.
 # DRY_RUN=1 (on a machine without a GPU, in a throwaway environment): the same install and test steps, the GPU
 # tests skipping, and the benchmark commands printed instead of run.
 set -uo pipefail
@@ -66,7 +67,7 @@ install() {
     "$PY" -c "import fivestack.system.serial, fivestack.system.inference, fivestack.cli; print('fivestack imports')"
 }
 export -f install
-if ! step install 60 "$OUT/install.log" bash -c install; then
+if ! step install 80 "$OUT/install.log" bash -c install; then
     say "install failed: going on with PYTHONPATH=$(pwd) (the checks need only the packages, not the entry point)"
     export PYTHONPATH="$(pwd)${PYTHONPATH:+:$PYTHONPATH}"
 fi
@@ -80,21 +81,21 @@ fi
 
 # 2. the GPU-marked tests (only the files that hold some: the others import Ray, which is not here)
 GPU_TEST_FILES=$(grep -rl --include='test_*.py' "mark.gpu" tests | sort)
-step "pytest -m gpu ($(echo $GPU_TEST_FILES | wc -w) files)" 240 "$OUT/pytest_gpu.log" \
+step "pytest -m gpu ($(echo $GPU_TEST_FILES | wc -w) files)" 180 "$OUT/pytest_gpu.log" \
     "$PY" -m pytest -m gpu -p no:cacheprovider -q -ra $GPU_TEST_FILES
 tail -n 15 "$OUT/pytest_gpu.log" | tee -a "$OUT/summary.txt"
 
 # 3. speed on the GPU, past opponents off (they would play on the CPU: the serial runner's opponents stay there)
 for model in default paper; do
-    seconds=30
+    seconds=20
     if [ "$DRY_RUN" = 1 ]; then
-        say "dry run, not run: $PY benchmarks/train_speed.py --device cuda --model $model --pool off --seconds $seconds --optimizer-seconds 15"
+        say "dry run, not run: $PY benchmarks/train_speed.py --device cuda --model $model --pool off --seconds $seconds --optimizer-seconds 10"
         continue
     fi
-    step "train_speed --model $model --device cuda" $([ "$model" = paper ] && echo 120 || echo 100) \
+    step "train_speed --model $model --device cuda" $([ "$model" = paper ] && echo 110 || echo 90) \
         "$OUT/train_speed_$model.log" \
         "$PY" benchmarks/train_speed.py --device cuda --model "$model" --pool off --seconds "$seconds" \
-        --optimizer-seconds 15
+        --optimizer-seconds 10
     grep '^{' "$OUT/train_speed_$model.log" | tail -n 1 >"$OUT/train_speed_$model.json"
     cat "$OUT/train_speed_$model.json" | tee -a "$OUT/summary.txt"
 done
