@@ -97,8 +97,8 @@ def full_precision(x: torch.Tensor) -> torch.Tensor:
 
 def categorical(logits: torch.Tensor) -> torch.distributions.Categorical:
     """A categorical over the last axis, in full precision (under bf16 autocast too: log-probabilities and
-    entropies are fp32). Its arguments are not validated (a check of every row on every call, on the hot path): masking uses
-    -1e9, not -inf, so the logits are always finite."""
+    entropies are fp32). Its arguments are not validated (a check of every row on every call, on the hot
+    path): masking uses -1e9, not -inf, so the logits are always finite."""
     return torch.distributions.Categorical(logits=full_precision(logits), validate_args=False)
 
 
@@ -240,8 +240,8 @@ class Policy(nn.Module):
         # max-pool per team-step: ``nonzero`` lists rows in order, so each team-step's units are one contiguous
         # segment; embeddings end in a ReLU, so a team-step that sees no unit pools to 0 (in fp32: under bf16
         # autocast too, where ``emb`` is bf16)
-        pooled_units = torch.segment_reduce(full_precision(emb), "max", lengths=torch.bincount(batch, minlength=b), unsafe=True,
-                                            initial=0.0)
+        pooled_units = torch.segment_reduce(full_precision(emb), "max", lengths=torch.bincount(batch, minlength=b),
+                                            unsafe=True, initial=0.0)
         hero_in = torch.cat([n["heroes"], n["modifiers"].flatten(-2)], -1)
         heroes = masked_max(self.hero_net(hero_in), obs["heroes"][..., sp.HX_SEEN] > 0, dim=1)
         item_ids = obs["item_ids"].long()

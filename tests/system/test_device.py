@@ -63,7 +63,8 @@ def synthetic_obs(lead: tuple[int, ...], rng: np.random.Generator, all_valid: bo
     for name, shape in sp.HERO_GROUPS.items():
         obs[name] = rng.normal(size=(*lead, K, *shape)).astype(np.float32)
     for name, shape in sp.HERO_MASK_GROUPS.items():
-        obs[name] = (np.ones((*lead, K, *shape)) if all_valid else rng.random((*lead, K, *shape)) < 0.5).astype(np.uint8)
+        on = np.ones((*lead, K, *shape)) if all_valid else rng.random((*lead, K, *shape)) < 0.5
+        obs[name] = on.astype(np.uint8)
     obs["primary_mask"][..., 0] = 1  # noop is always available
     return obs
 
@@ -214,7 +215,8 @@ def test_a_sampling_state_from_another_devices_generator_restarts_from_the_seed(
     assert inference.set_rng_state(saved) is True
     assert torch.equal(torch.rand(4, generator=inference.generator), expected)
     assert inference.set_rng_state(torch.zeros(16, dtype=torch.uint8)) is False
-    assert torch.equal(torch.rand(4, generator=inference.generator), torch.rand(4, generator=torch.Generator().manual_seed(5)))
+    from_the_seed = torch.rand(4, generator=torch.Generator().manual_seed(5))
+    assert torch.equal(torch.rand(4, generator=inference.generator), from_the_seed)
 
 
 # ---------------------------------------------------------------------- optimizer state across devices
