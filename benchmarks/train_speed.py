@@ -3,13 +3,21 @@
     python benchmarks/train_speed.py --seconds 60 [--mode 1v1] [--set ppo.batch_samples=64 ...]
     python benchmarks/train_speed.py --mode 5v5 --pool off --warmup-seconds 300 --seconds 60
     python benchmarks/train_speed.py --runner ray --rollout-workers 1,2 --seconds 120 [--inference 0]
+    python benchmarks/train_speed.py --device cuda --model paper --pool off --seconds 60 --optimizer-seconds 30
 
 ``--pool off`` plays no past versions (``pool.past_fraction=0``); ``--warmup-seconds S`` trains unmeasured for S
 seconds first (default: one segment, for Numba's and torch's first calls), so that the opponent pool has filled
 before the measurement; the JSON says how many versions the pool held then and at the end (``pool_versions``).
 
+``--device cuda`` runs the forward passes and the optimizer on the GPU (``run.device``; the simulation stays on
+the CPU); ``--model paper`` takes the ``[policy]`` and ``[ppo]`` sections of ``configs/5v5-paper.toml`` (the
+paper-size network, LSTM 4096, and its batch and learning rate) on top of ``configs/MODE.toml``.
+
 Prints one JSON line: agent-steps/s and the share of wall time in simulation (env step and observation
-encoding), inference (batched forward passes in rollouts), optimisation (PPO updates) and the rest. With
+encoding), inference (batched forward passes in rollouts), optimisation (PPO updates) and the rest; and
+``optimizer_agent_steps_per_s``, the optimizer alone: ``Optimizer.train`` in a loop for ``--optimizer-seconds``
+on one batch of ``ppo.batch_samples`` samples cut from a freshly played segment (host-to-device copies
+included; an agent-step is one hero's timestep, as in the whole loop's figure). With
 ``--runner ray``, for each R: agent-steps/s produced and trained, each component's share of its own wall time
 (rollout: simulation / waiting for inference / sending; inference: busy; optimizer: training / waiting for
 data / allreduce), the cost of each hop, and the ratio to the serial runner measured the same way in the
@@ -27,8 +35,15 @@ import time
 import tomllib
 from pathlib import Path
 
-from fivestack.system.config import load_config
+import numpy as np
+import torch
+
+from fivestack.system.config import ConfigError, load_config
+from fivestack.system.optimizer import team_spirit
 from fivestack.system.serial import SerialRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = {"default": None, "paper": ROOT / "configs" / "5v5-paper.toml"}  # --model: its [policy] and [ppo]
 
 
 def main() -> None:
@@ -39,15 +54,24 @@ def main() -> None:
     parser.add_argument("--warmup-seconds", type=float, default=0.0,
                         help="train unmeasured this long first (0: one segment)")
     parser.add_argument("--set", dest="overrides", action="append", default=[])
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                        help="where forward passes and the optimizer run (run.device); serial runner only")
+    parser.add_argument("--model", default="default", choices=list(MODELS),
+                        help="default: the config's network; paper: configs/5v5-paper.toml's [policy] and [ppo]")
+    parser.add_argument("--optimizer-seconds", type=float, default=20.0,
+                        help="measure the optimizer alone this long after the whole loop (0: skip)")
     parser.add_argument("--runner", default="serial", choices=["serial", "ray"])
     parser.add_argument("--rollout-workers", default="1,2", help="ray: R values to measure, e.g. 1,2")
     parser.add_argument("--inference", type=int, default=None, help="ray: inference actors (default: config)")
     parser.add_argument("--optimizers", type=int, default=None, help="ray: optimizers (default: config)")
     parser.add_argument("--serial-seconds", type=float, default=None, help="ray: serial reference (default --seconds)")
     args = parser.parse_args()
+    if args.runner == "ray" and args.device != "cpu":
+        parser.error("--device cuda is for the serial runner (the ray runner's actors run on the CPU for now)")
     # the preset as overrides, so that the ray half (ray_speed.py) reads the same configuration
-    args.overrides = [*preset_overrides(args.mode), *(["pool.past_fraction=0.0"] if args.pool == "off" else []),
-                      *args.overrides]
+    args.overrides = [*preset_overrides(args.mode), *model_overrides(args.model),
+                      *(["pool.past_fraction=0.0"] if args.pool == "off" else []),
+                      *([f"run.device='{args.device}'"] if args.runner == "serial" else []), *args.overrides]
     if args.runner == "ray":
         from ray_speed import measure_ray_runs
 
@@ -55,21 +79,66 @@ def main() -> None:
         out["pool"] = args.pool
         print(json.dumps(out))
         return
-    out = serial(args.seconds, args.overrides, args.warmup_seconds)
+    try:
+        out = serial(args.seconds, args.overrides, args.warmup_seconds, args.optimizer_seconds)
+    except ConfigError as exc:  # e.g. --device cuda without a GPU: one line, no traceback
+        parser.exit(2, f"error: {exc}\n")
     out["pool"] = args.pool
+    out["model"] = args.model
     print(json.dumps(out))
 
 
 def preset_overrides(mode: str) -> list[str]:
     """``configs/MODE.toml`` as ``section.key=value`` overrides (none if the file is missing)."""
-    path = Path(__file__).resolve().parent.parent / "configs" / f"{mode}.toml"
+    path = ROOT / "configs" / f"{mode}.toml"
     if not path.is_file():
         return [f"game.mode='{mode}'"]
     data = tomllib.loads(path.read_text())
     return [f"{section}.{key}={json.dumps(value)}" for section, table in data.items() for key, value in table.items()]
 
 
-def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0) -> dict:
+def model_overrides(model: str) -> list[str]:
+    """``--model``'s network and batch: the ``[policy]`` and ``[ppo]`` sections of its config file."""
+    path = MODELS[model]
+    if path is None:
+        return []
+    data = tomllib.loads(path.read_text())
+    return [f"{section}.{key}={json.dumps(value)}" for section in ("policy", "ppo")
+            for key, value in data.get(section, {}).items()]
+
+
+def optimizer_speed(runner: SerialRunner, seconds: float, warmup_steps: int = 2) -> dict:
+    """The optimizer alone: ``Optimizer.train`` in a loop on one batch of ``ppo.batch_samples`` samples cut from
+    a freshly played segment (each step copies the batch to the device and reads its losses back, so the
+    clock never runs ahead of the GPU)."""
+    config = runner.config
+    segment = runner.worker.collect(runner.inference, team_spirit(config.ppo, runner.optimizer.version))
+    n = config.ppo.batch_samples
+    batch = segment.select(np.arange(n) % len(segment))
+    heroes = batch.hero_slots.shape[1]
+    agent_steps_per_step = n * config.rollout.sample_steps * heroes * config.rollout.decision_steps
+    synchronize = torch.cuda.synchronize if runner.device.type == "cuda" else (lambda: None)
+    for _ in range(warmup_steps):
+        runner.optimizer.train(batch)
+    synchronize()
+    if runner.device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    steps, start = 0, time.monotonic()
+    while steps == 0 or time.monotonic() - start < seconds:
+        runner.optimizer.train(batch)
+        steps += 1
+    synchronize()
+    wall = time.monotonic() - start
+    out = {"optimizer_agent_steps_per_s": round(steps * agent_steps_per_step / wall, 1),
+           "optimizer_steps": steps, "optimizer_seconds": round(wall, 1),
+           "optimizer_seconds_per_step": round(wall / steps, 4), "optimizer_agent_steps_per_step": agent_steps_per_step}
+    if runner.device.type == "cuda":
+        out["gpu"] = torch.cuda.get_device_name()
+        out["gpu_peak_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
+    return out
+
+
+def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, optimizer_seconds: float = 0.0) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         config = load_config(None, [f"run.runs_dir='{tmp}'", "run.name='speed'", "eval.every_versions=0",
                                     *overrides])
@@ -99,16 +168,20 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0) ->
             totals["inference"] += line["throughput/inference_seconds"]
             totals["optimisation"] += line["throughput/optimize_seconds"]
         pool_versions = len(runner.pool)
+        optimizer = optimizer_speed(runner, optimizer_seconds) if optimizer_seconds > 0 else {}
         runner.close()
     measured = runner.agent_steps - start_steps
     share = {k: round(v / wall, 3) for k, v in totals.items()}
     share["other"] = round(1.0 - sum(share.values()), 3)
     return {"benchmark": "train_speed", "runner": "serial", "mode": config.game.mode, "games": config.rollout.games,
-            "lstm_size": config.policy.lstm_size, "agent_steps_per_s": round(measured / wall, 1),
+            "lstm_size": config.policy.lstm_size, "parameters": sum(p.numel() for p in runner.policy.parameters()),
+            "device": str(runner.device), "batch_samples": config.ppo.batch_samples,
+            "agent_steps_per_s": round(measured / wall, 1),
             "agent_steps": measured, "seconds": round(wall, 1), "time_share": share,
             "past_fraction": config.pool.past_fraction, "warmup_seconds": warmup_seconds,
             "pool_versions_at_start": pool_at_start, "pool_versions": pool_versions,
-            "torch_threads": config.run.torch_threads or "default", "cpu_cores": os.cpu_count()}
+            "torch_threads": config.run.torch_threads or "default", "cpu_cores": os.cpu_count(),
+            "torch": torch.__version__, **optimizer}
 
 
 def _after(n_segments: int):

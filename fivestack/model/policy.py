@@ -137,10 +137,16 @@ def mlp(sizes: list[int]) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+def full_precision(x: torch.Tensor) -> torch.Tensor:
+    """``x`` in fp32 if it is a half-precision tensor (bf16 autocast's output), else unchanged (fp32, fp64)."""
+    return x.float() if x.dtype in (torch.bfloat16, torch.float16) else x
+
+
 def categorical(logits: torch.Tensor) -> torch.distributions.Categorical:
-    """A categorical over the last axis. Its arguments are not validated (a check of every row on every call,
-    on the hot path): masking uses -1e9, not -inf, so the logits are always finite."""
-    return torch.distributions.Categorical(logits=logits, validate_args=False)
+    """A categorical over the last axis, in full precision (under bf16 autocast too: log-probabilities and
+    entropies are fp32). Its arguments are not validated (a check of every row on every call, on the hot
+    path): masking uses -1e9, not -inf, so the logits are always finite."""
+    return torch.distributions.Categorical(logits=full_precision(logits), validate_args=False)
 
 
 def masked_max(x: torch.Tensor, present: torch.Tensor, dim: int) -> torch.Tensor:
@@ -163,14 +169,14 @@ class PackedUnits:
     def from_dense(emb: torch.Tensor, present: torch.Tensor | None = None) -> "PackedUnits":
         """Pack (B, 189, E) embeddings, keeping the slots where ``present`` (B, 189) is true (all by default)."""
         if present is None:
-            present = torch.ones(emb.shape[:2], dtype=torch.bool)
+            present = torch.ones(emb.shape[:2], dtype=torch.bool, device=emb.device)
         batch, slot = present.nonzero(as_tuple=True)
         return PackedUnits(emb[batch, slot], batch, slot, emb.shape[0])
 
     def lookup(self, slots: torch.Tensor) -> torch.Tensor:
         """Embeddings of the given slots (B, K) -> (B, K, E); zero where the slot holds no seen unit."""
-        index = torch.full((self.n_batch, N_UNIT_SLOTS), -1, dtype=torch.long)
-        index[self.batch, self.slot] = torch.arange(self.emb.shape[0])
+        index = torch.full((self.n_batch, N_UNIT_SLOTS), -1, dtype=torch.long, device=self.emb.device)
+        index[self.batch, self.slot] = torch.arange(self.emb.shape[0], device=self.emb.device)
         picked = index.gather(1, slots)  # (B, K)
         out = self.emb[picked.clamp_min(0)]
         return out * (picked >= 0).unsqueeze(-1)
@@ -263,7 +269,7 @@ class Policy(nn.Module):
 
     # ------------------------------------------------------------------ state
     def initial_state(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
-        z = torch.zeros(n, self.config.lstm_size)
+        z = torch.zeros(n, self.config.lstm_size, device=self.value_head.weight.device)
         return z, z.clone()
 
     @torch.no_grad()
@@ -289,9 +295,10 @@ class Policy(nn.Module):
         emb = self.unit_net(self.norms["obs_units"](units_raw[batch, slot]))
         units = PackedUnits(emb, batch, slot, b)
         # max-pool per team-step: ``nonzero`` lists rows in order, so each team-step's units are one contiguous
-        # segment; embeddings end in a ReLU, so a team-step that sees no unit pools to 0
-        pooled_units = torch.segment_reduce(emb, "max", lengths=torch.bincount(batch, minlength=b), unsafe=True,
-                                            initial=0.0)
+        # segment; embeddings end in a ReLU, so a team-step that sees no unit pools to 0 (in fp32: under bf16
+        # autocast too, where ``emb`` is bf16)
+        pooled_units = torch.segment_reduce(full_precision(emb), "max", lengths=torch.bincount(batch, minlength=b),
+                                            unsafe=True, initial=0.0)
         hero_in = torch.cat([n["heroes"], n["modifiers"].flatten(-2)], -1)
         heroes = masked_max(self.hero_net(hero_in), obs["heroes"][..., sp.HX_SEEN] > 0, dim=1)
         item_ids = obs["item_ids"].long()
@@ -323,7 +330,7 @@ class Policy(nn.Module):
         Returns actions (N, 5), log-probability (N,), entropy per head (N, 4) in ``HEADS`` order (a parameter
         head the action does not use contributes 0), value (N,), win logit (N,), and which parameters the
         action uses (N, 2): [target, offset]."""
-        rows = torch.arange(core.shape[0])
+        rows = torch.arange(core.shape[0], device=core.device)
         primary_dist = categorical(self.primary_logits(core, masks))
         delay_dist = categorical(self.delay_head(core))
         sample = actions is None
@@ -351,8 +358,8 @@ class Policy(nn.Module):
                     + o_used * (ox_dist.log_prob(actions[:, 3]) + oy_dist.log_prob(actions[:, 4])))
         entropy = torch.stack([primary_dist.entropy(), delay_dist.entropy(), t_used * target_dist.entropy(),
                                o_used * (ox_dist.entropy() + oy_dist.entropy())], -1)  # (N, heads), HEADS order
-        value = self.value_head(core).squeeze(-1)
-        win_logit = self.win_head(core).squeeze(-1)
+        value = full_precision(self.value_head(core).squeeze(-1))  # fp32 under bf16 autocast too
+        win_logit = full_precision(self.win_head(core).squeeze(-1))
         return actions, log_prob, entropy, value, win_logit, torch.stack([t_used, o_used], -1)
 
     def primary_logits(self, core: torch.Tensor, masks: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -448,7 +455,7 @@ class SequenceScores(NamedTuple):
 def valid_actions(masks: dict[str, torch.Tensor], actions: torch.Tensor) -> torch.Tensor:
     """(N,) bool: each action (N, 5) is allowed by the masks: a primary action the hero can take now, and a
     valid unit target if that action takes one. A primary of -1 (no action) is never valid."""
-    rows = torch.arange(actions.shape[0])
+    rows = torch.arange(actions.shape[0], device=actions.device)
     primary = actions[:, 0].clamp(0, masks["primary_mask"].shape[-1] - 1)
     allowed = (actions[:, 0] >= 0) & masks["primary_mask"].bool()[rows, primary]
     target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)

@@ -23,6 +23,9 @@ class ConfigError(ValueError):
     """A user's mistake in a config file or an override."""
 
 
+DEVICES = ("cpu", "cuda", "auto")  # the values of run.device (``fivestack.system.device`` resolves them)
+
+
 def setting(default: Any, doc: str) -> Any:
     """A config field and its one-line doc (``fivestack train --show-config`` prints both)."""
     return field(default=default, metadata={"doc": doc})
@@ -37,6 +40,8 @@ class RunConfig:
     max_versions: int = setting(0, "stop after this many published versions; 0: no limit")
     checkpoint_minutes: float = setting(2.0, "minutes between checkpoints (and one at the end)")
     torch_threads: int = setting(0, "torch threads in the training process; 0: torch's default")
+    # the serial runner's forward passes and optimizer (rollouts stay on the CPU; the ray runner is CPU-only for now)
+    device: str = setting("cpu", "where forward passes and the optimizer run: cpu, cuda, or auto (a CUDA GPU if any)")
 
 
 @dataclass
@@ -335,6 +340,9 @@ def validate(config: TrainConfig) -> None:
         above = high is not None and (value > high if high_ok else value >= high)
         if below or above or value != value:  # NaN is in no range
             raise ConfigError(f"{section}.{key} must be {_range_text(low, high, low_ok, high_ok)}, got {value!r}")
+    if config.run.device not in DEVICES:
+        raise ConfigError(f"run.device must be one of {', '.join(repr(d) for d in DEVICES)}, got "
+                          f"{config.run.device!r}")
     if config.game.mode not in ("5v5", "1v1"):
         raise ConfigError(f"game.mode must be '5v5' or '1v1', got {config.game.mode!r}")
     r = config.rollout

@@ -8,7 +8,9 @@ the step equal to one optimizer's step on the union batch of O x B samples:
 - the input normalisers and the reward scale absorb the statistics of every optimizer's new experience
   (allreduced moments), so that the optimizers' parameters, normalisers included, stay identical.
 
-The process group is ``torch.distributed`` with gloo on CPU (NCCL would be used with one GPU per optimizer).
+The process group is ``torch.distributed`` with the backend of the optimizers' device (``run.device``): gloo
+on the CPU, NCCL when the optimizers' parameters are on CUDA GPUs (one GPU per optimizer); the collectives run
+on the tensors where the parameters are.
 """
 
 from __future__ import annotations
@@ -30,11 +32,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def backend_for(device: torch.device | str) -> str:
+    """The collective backend for optimizers on ``device``: NCCL between CUDA GPUs, gloo on the CPU."""
+    return "nccl" if torch.device(device).type == "cuda" else "gloo"
+
+
 def init_group(rank: int, world: int, address: str, port: int, backend: str | None = None,
-               timeout_s: float = 600.0) -> str:
-    """Join the optimizers' process group; returns the backend used."""
+               timeout_s: float = 600.0, device: torch.device | str = "cpu") -> str:
+    """Join the optimizers' process group; returns the backend used (``backend``, else the one for ``device``:
+    whether a GPU is present does not matter, only where the optimizers' parameters are)."""
     if backend is None:
-        backend = "nccl" if torch.cuda.is_available() else "gloo"
+        backend = backend_for(device)
     if not dist.is_initialized():
         dist.init_process_group(backend, init_method=f"tcp://{address}:{port}", rank=rank, world_size=world,
                                 timeout=timedelta(seconds=timeout_s))
@@ -80,6 +88,11 @@ class GradientSync:
         self._count = 0.0  # this optimizer's samples in the current step, set by ``moments``
         self._total = 0.0
 
+    @property
+    def device(self) -> torch.device:
+        """Where the policy's parameters are: the collectives' tensors go there (NCCL needs them on the GPU)."""
+        return next(self.policy.parameters()).device
+
     def _zero_moments(self) -> torch.Tensor:
         return torch.zeros(sum(1 + 2 * w for w in self.widths.values()) + 3, dtype=torch.float64)
 
@@ -99,7 +112,7 @@ class GradientSync:
 
     def apply_observed(self, return_std: RunningStd, pending: torch.Tensor | None = None) -> None:
         """Allreduce the accumulated statistics and fold them into every optimizer's normalisers."""
-        total = (self.take_observed() if pending is None else pending).clone()
+        total = (self.take_observed() if pending is None else pending).to(self.device, copy=True)
         dist.all_reduce(total)
         at = 0
         with torch.no_grad():
@@ -119,8 +132,8 @@ class GradientSync:
     def moments(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Mean and (unbiased) std of ``x`` over the union of every optimizer's batch."""
         flat = x.reshape(-1).double()
-        stats = torch.stack([torch.tensor(float(flat.numel()), dtype=torch.float64), flat.sum(), (flat * flat).sum(),
-                             torch.tensor(float(x.shape[0]), dtype=torch.float64)])
+        counts = torch.tensor([float(flat.numel()), float(x.shape[0])], dtype=torch.float64, device=x.device)
+        stats = torch.stack([counts[0], flat.sum(), (flat * flat).sum(), counts[1]])
         dist.all_reduce(stats)
         n, s, sq, samples = stats
         mean = s / n
@@ -133,9 +146,10 @@ class GradientSync:
         """grad <- sum over optimizers of (their samples / union samples) x their grad; one flat allreduce."""
         params = list(parameters)
         weight = self._count / self._total if self._total > 0 else 1.0 / self.world
-        flags = torch.tensor([1.0 if p.grad is not None else 0.0 for p in params])
-        flat = torch.cat([(p.grad.reshape(-1) if p.grad is not None else torch.zeros(p.numel())) * weight
-                          for p in params] + [flags])
+        device = params[0].device
+        flags = torch.tensor([1.0 if p.grad is not None else 0.0 for p in params], device=device)
+        flat = torch.cat([(p.grad.reshape(-1) if p.grad is not None else torch.zeros(p.numel(), device=device))
+                          * weight for p in params] + [flags])
         dist.all_reduce(flat)
         at = 0
         for i, p in enumerate(params):

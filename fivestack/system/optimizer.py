@@ -4,7 +4,12 @@ state (truncated BPTT), Adam with the +-5 sqrt(v) clip, and the version counter.
 With a teacher (``ppo.teacher``) the loss has one more term, imitation: the negative log-probability of the
 teacher bot's action on the states the policy played (DAgger, Ross et al. 2011), over the steps where that
 action is one the hero could take, weighted by ``teacher_weight(config, version)`` (falling from ``ppo.teacher_weight``
-to ``ppo.teacher_weight_end``)."""
+to ``ppo.teacher_weight_end``).
+
+On a GPU (``device``): the policy and Adam's moments live there, each batch is copied there (through pinned
+memory), and the forward pass runs under bf16 autocast while the log-probabilities, losses and the update stay
+fp32. ``optimizer_tensors`` returns CPU tensors and ``load_optimizer_tensors`` places them on the policy's
+device, so a checkpoint written on a GPU resumes on a CPU and the reverse."""
 
 from __future__ import annotations
 
@@ -18,21 +23,27 @@ from fivestack.rl.optim import clip_by_adam_second_moment
 from fivestack.rl.ppo import masked_mean, policy_loss, value_loss
 from fivestack.rl.rewards import team_spirit_tau
 from fivestack.system.config import PPOConfig
+from fivestack.system.device import autocast, to_device
 from fivestack.system.messages import SampleBatch
 
 
-def to_torch(batch: SampleBatch) -> dict[str, torch.Tensor]:
-    return {name: torch.from_numpy(arr) for name, arr in batch.obs.items()}
+def to_torch(batch: SampleBatch, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
+    """A batch's observation groups as tensors on ``device``."""
+    return {name: to_device(arr, device) for name, arr in batch.obs.items()}
 
 
 class Optimizer:
-    def __init__(self, policy: Policy, config: PPOConfig):
-        self.policy = policy
+    """PPO with Adam on ``policy``, which it moves to ``device`` (the CPU by default)."""
+
+    def __init__(self, policy: Policy, config: PPOConfig, device: torch.device | str = "cpu"):
+        self.device = torch.device(device)
+        self.policy = policy.to(self.device)
         self.config = config
         self.adam = torch.optim.Adam(policy.parameters(), lr=config.learning_rate,
                                      betas=(config.adam_beta1, config.adam_beta2), eps=1e-5)
         self.return_std = RunningStd(gamma_from_horizon(config.horizon_seconds))
-        self.entropy_weights = torch.tensor([getattr(config, f"entropy_{name}") for name in HEADS])
+        self.entropy_weights = torch.tensor([getattr(config, f"entropy_{name}") for name in HEADS],
+                                            device=self.device)
         self.version = 0
         self.grad_steps = 0
         self.lr_zero_until = 0  # gradient steps before this one use learning rate 0 (set by a surgery)
@@ -47,30 +58,36 @@ class Optimizer:
     def observe(self, batch: SampleBatch) -> None:
         """Update the running statistics (reward scale, input normalisers) from new experience."""
         self.return_std.update(batch.returns)
-        obs = to_torch(batch)
+        obs = to_torch(batch, self.device)
         self.policy.update_normalizers({k: v.flatten(0, 1) for k, v in obs.items()})
 
     def train(self, batch: SampleBatch) -> dict[str, float]:
         c = self.config
         s, k = batch.hero_slots.shape
-        obs = to_torch(batch)
-        state = (torch.from_numpy(batch.h0).reshape(s * k, -1), torch.from_numpy(batch.c0).reshape(s * k, -1))
-        actions = torch.from_numpy(batch.actions)
+
+        def tensor(arr):  # a batch array on the optimizer's device
+            return to_device(arr, self.device)
+
+        obs = to_torch(batch, self.device)
+        state = (tensor(batch.h0).reshape(s * k, -1), tensor(batch.c0).reshape(s * k, -1))
+        actions = tensor(batch.actions)
         imitation_weight = teacher_weight(c, self.version)
-        labels = torch.from_numpy(batch.teacher_actions) if imitation_weight > 0 else None
-        scores = self.policy.forward_sequence(obs, state, torch.from_numpy(batch.first),
-                                              torch.from_numpy(batch.hero_slots), actions, labels)
+        labels = tensor(batch.teacher_actions) if imitation_weight > 0 else None
+        with autocast(self.device):  # bf16 on a GPU; the policy's log-probs, entropies and values come out fp32
+            scores = self.policy.forward_sequence(obs, state, tensor(batch.first), tensor(batch.hero_slots), actions,
+                                                  labels)
         log_prob, entropy, value, win_logit, used = (scores.log_prob, scores.entropy, scores.value, scores.win_logit,
                                                      scores.used)
-        adv = torch.from_numpy(batch.advantages)
+        adv = tensor(batch.advantages)
         mean, std = (adv.mean(), adv.std()) if self.sync is None else self.sync.moments(adv)
         adv = (adv - mean) / (std + 1e-8)
-        returns = torch.from_numpy(batch.returns) / self.value_scale
-        pg_loss, clip_frac = policy_loss(log_prob, torch.from_numpy(batch.log_prob), adv, c.clip)
+        returns = tensor(batch.returns) / self.value_scale
+        old_log_prob = tensor(batch.log_prob)
+        pg_loss, clip_frac = policy_loss(log_prob, old_log_prob, adv, c.clip)
         v_loss = value_loss(value, returns)
         head_entropy = entropy.flatten(0, -2).mean(0)  # (heads,), mean over every step and hero
         ent = (head_entropy * self.entropy_weights).sum()
-        win_loss = F.binary_cross_entropy_with_logits(win_logit, torch.from_numpy(batch.win_target))
+        win_loss = F.binary_cross_entropy_with_logits(win_logit, tensor(batch.win_target))
         loss = pg_loss + c.value_weight * v_loss - ent + c.win_weight * win_loss
         imitation_metrics = {}
         if imitation_weight > 0:
@@ -93,7 +110,7 @@ class Optimizer:
         if self.grad_steps % c.steps_per_version == 0:
             self.version += 1
         with torch.no_grad():
-            approx_kl = masked_mean(torch.from_numpy(batch.log_prob) - log_prob, None)
+            approx_kl = masked_mean(old_log_prob - log_prob, None)
         per_head = {f"entropy/{name}": float(value) for name, value in zip(HEADS, head_entropy.detach())}
         used_t, used_o = used[..., 0].detach(), used[..., 1].detach()
         # a parameter head's entropy over the steps whose action uses it
@@ -108,24 +125,26 @@ class Optimizer:
 
     # ------------------------------------------------------------------ checkpoint state
     def optimizer_tensors(self) -> dict[str, torch.Tensor]:
+        """Adam's moments and step counts by parameter index, as CPU tensors (a checkpoint's optim.safetensors)."""
         out = {}
         for i, p in enumerate(self.policy.parameters()):
             state = self.adam.state.get(p)
             if state:
-                out[f"{i}.exp_avg"] = state["exp_avg"].contiguous()
-                out[f"{i}.exp_avg_sq"] = state["exp_avg_sq"].contiguous()
+                out[f"{i}.exp_avg"] = state["exp_avg"].detach().cpu().contiguous()
+                out[f"{i}.exp_avg_sq"] = state["exp_avg_sq"].detach().cpu().contiguous()
                 out[f"{i}.step"] = torch.as_tensor(float(state["step"])).reshape(1)
         return out
 
     def load_optimizer_tensors(self, tensors: dict[str, torch.Tensor]) -> None:
+        """Adam's state from ``optimizer_tensors`` (on any device), placed on each parameter's device."""
         for i, p in enumerate(self.policy.parameters()):
             if f"{i}.exp_avg" in tensors:
                 if tensors[f"{i}.exp_avg"].shape != p.shape:
                     raise ValueError(f"optimizer state for parameter {i} has shape {tuple(tensors[f'{i}.exp_avg'].shape)}"
                                      f", the model's is {tuple(p.shape)}: the checkpoint is from another model size")
                 self.adam.state[p] = {"step": torch.tensor(float(tensors[f"{i}.step"][0])),
-                                      "exp_avg": tensors[f"{i}.exp_avg"].clone(),
-                                      "exp_avg_sq": tensors[f"{i}.exp_avg_sq"].clone()}
+                                      "exp_avg": tensors[f"{i}.exp_avg"].to(p.device, copy=True),
+                                      "exp_avg_sq": tensors[f"{i}.exp_avg_sq"].to(p.device, copy=True)}
 
     def scalars(self) -> dict:
         return {"version": self.version, "grad_steps": self.grad_steps, "return_std": self.return_std.state_dict(),

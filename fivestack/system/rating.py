@@ -13,9 +13,13 @@ references exact (sigma 0), the same settings would put 80% at ~5 points, off th
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
-import trueskill
+# trueskill 0.4.5 has an invalid escape sequence in a docstring: Python 3.12+ warns as it compiles the module
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", "invalid escape sequence", SyntaxWarning)
+    import trueskill
 
 SIGMA0 = 25.0 / 3.0
 BETA = SIGMA0 / 2.0

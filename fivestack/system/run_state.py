@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint
+from fivestack.system.device import to_cpu
 
 
 @dataclass
@@ -108,7 +109,6 @@ class RunState:
 def save_run(controller: Controller, model: dict[str, torch.Tensor], optim: dict[str, torch.Tensor],
              state: RunState) -> Path:
     """Write a checkpoint (atomically: ``Controller.save``); tensors on any device are stored from the CPU."""
-    to_cpu = lambda tensors: {k: v.detach().cpu() for k, v in tensors.items()}  # noqa: E731
     return controller.save(state.version, to_cpu(model), to_cpu(optim), state.to_json())
 
 

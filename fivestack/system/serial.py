@@ -19,6 +19,7 @@ from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.buffer import SampleBuffer
 from fivestack.system.config import ConfigError, TrainConfig, reward_weights
 from fivestack.system.controller import Controller, new_run_dir
+from fivestack.system.device import resolve_device, to_cpu
 from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator, progress_ratings, rating_metrics
 from fivestack.system.inference import Inference
 from fivestack.system.metrics import mean_metrics, serial_metrics
@@ -41,9 +42,10 @@ class SerialRunner:
             raise ConfigError(f"ppo.sample_reuse = {passes:g}: the serial runner makes that many passes over each "
                               f"segment, so it must be a whole number of at least 1")
         self.config = config
+        self.device = resolve_device(config.run.device)  # first: a missing GPU fails before a run folder is made
         torch.manual_seed(config.run.seed)
         self.policy = Policy(config.policy)
-        self.optimizer = Optimizer(self.policy, config.ppo)
+        self.optimizer = Optimizer(self.policy, config.ppo, self.device)  # inference shares the policy, there
         self.inference = Inference(self.policy, seed=config.run.seed)
         self.buffer = SampleBuffer(config.ppo.max_staleness)
         self.rng = np.random.default_rng(config.run.seed)
@@ -169,7 +171,7 @@ class SerialRunner:
     def _versions_joined(self) -> None:
         """Add the version to the pool when it crossed a multiple of ``pool.add_every_versions`` (version 0
         joins at once), and send it to the evaluator when a rating is due (``RatingSchedule``)."""
-        if self.pool.join_if_due(self.version, self.policy.state_dict):
+        if self.pool.join_if_due(self.version, lambda: to_cpu(self.policy.state_dict())):
             if self.ratings.offer(self.version, self.agent_steps):
                 self._send_to_evaluator(self.version, self.agent_steps)
 
