@@ -144,6 +144,8 @@ class RayConfig:
     reuse_target: float = setting(1.0, "optimizers wait rather than consume faster than this x production; 0: "
                                        "never wait")
     cpus: int = setting(0, "logical CPUs of a local Ray; 0: one per actor")
+    shared_memory: bool = setting(True, "requests to an inference actor on the same machine go through shared "
+                                        "memory; false: as Ray calls")
     batch_wait_ms: float = setting(2.0, "how long an inference actor waits for more workers' requests to batch")
     log_seconds: float = setting(10.0, "seconds between metrics records")
 

@@ -242,6 +242,8 @@ class RayRunner:
             out["rollout/send_share"] = ro["send_s"] / wall
             out["rollout/send_ms"] = 1000 * ro["send_s"] / ro["segments"]
             out["rollout/inference_round_trip_ms"] = 1000 * ro["inference_s"] / max(ro["inference_calls"], 1)
+            if self.config.ray.inference:  # the share of requests that went through shared memory
+                out["rollout/shared_memory_share"] = ro["channel_calls"] / max(ro["inference_calls"], 1)
             out["queue/deliveries"] = float(np.mean(ro["in_flight"]))
             out["rollout/versions_behind_mean"] = float(np.mean(ro["behind"]))
             out["rollout/versions_behind_max"] = float(np.max(ro["behind"]))
