@@ -146,9 +146,8 @@ class RolloutActor:
             message["keep"] = keep
             # the normalisers' statistics (of the trainable samples) are computed here, in parallel, rather than
             # in the busy optimizer
-            whole = len(keep) == len(batch)
-            obs = batch.obs if whole else {k: batch.obs[k[4:]][keep] for k in self.widths if k.startswith("obs_")}
-            message["moments"] = observation_moments(self.widths, obs, batch.returns if whole else batch.returns[keep])
+            message["moments"] = observation_moments(self.widths, batch.obs, batch.returns,
+                                                     None if len(keep) == len(batch) else keep)
             ref = ray.put(message)
             self.pending[target].append(self.optimizers[target].add_segment.remote(ref))
             del ref
