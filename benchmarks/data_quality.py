@@ -39,11 +39,11 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.model.policy import Policy
 from fivestack.rl.rewards import shaped_reward
-from fivestack.system.buffer import ExperienceBuffer
+from fivestack.system.buffer import SampleBuffer
 from fivestack.system.config import load_config
 from fivestack.system.evaluator import PolicyTeamAgent
 from fivestack.system.inference import Inference
-from fivestack.system.optimizer import Optimizer, team_spirit
+from fivestack.system.optimizer import Optimizer, team_spirit_at
 from fivestack.system.rollout import RolloutWorker, active_heroes
 
 CONDITIONS = {"baseline": {"delay": 0, "reuse": 1}, "staleness_8": {"delay": 8, "reuse": 1},
@@ -79,21 +79,21 @@ def train(condition: str, seed: int, args) -> dict:
     preset = Path(__file__).resolve().parent.parent / "configs" / "1v1.toml"
     samples = args.games * 2 * 16
     config = load_config(preset, [f"run.seed={seed}", f"rollout.games={args.games}", f"ppo.batch_samples={args.batch}",
-                                  f"ppo.epochs={spec['reuse']}", f"ppo.steps_per_version={samples // args.batch}",
+                                  f"ppo.sample_reuse={spec['reuse']}", f"ppo.steps_per_version={samples // args.batch}",
                                   f"ppo.max_staleness={10**6}", *args.overrides])
     torch.manual_seed(seed)
     policy = Policy(config.policy)
     optimizer = Optimizer(policy, config.ppo)
     inference = Inference(policy, seed)
     worker = RolloutWorker(config, seed=1_000 + seed)
-    buffer = ExperienceBuffer(config.ppo.max_staleness)
+    buffer = SampleBuffer(config.ppo.max_staleness)
     rng = np.random.default_rng(seed)
     waiting: deque = deque()  # the artificial queue (the paper's staleness experiment)
     lags, produced, consumed, agent_steps = [], 0, 0, 0
     start = time.monotonic()
     while optimizer.version < args.versions:
         inference.version, inference.value_scale = optimizer.version, optimizer.value_scale
-        batch = worker.collect(inference, team_spirit(config.ppo, optimizer.version))
+        batch = worker.collect(inference, team_spirit_at(config.ppo, optimizer.version))
         agent_steps += batch.info["hero_steps"]
         produced += len(batch)
         waiting.append(batch)
@@ -102,7 +102,8 @@ def train(condition: str, seed: int, args) -> dict:
         batch = waiting.popleft()
         optimizer.observe(batch)
         buffer.add(batch)
-        for minibatch in buffer.minibatches(config.ppo.batch_samples, optimizer.version, config.ppo.epochs, rng):
+        for minibatch in buffer.minibatches(config.ppo.batch_samples, lambda: optimizer.version,
+                                            int(config.ppo.sample_reuse), rng):
             lags.append(float((optimizer.version - minibatch.version).mean()))
             consumed += len(minibatch)
             optimizer.train(minibatch)

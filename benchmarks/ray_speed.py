@@ -92,6 +92,6 @@ def measure_ray_runs(args, serial) -> dict:
     config = load_config(None, list(args.overrides))
     return {"benchmark": "train_speed", "runner": "ray", "mode": config.game.mode,
             "lstm_size": config.policy.lstm_size, "batch_samples": config.ppo.batch_samples,
-            "steps_per_version": config.ray.steps_per_version, "runs": runs,
+            "steps_per_version": config.ppo.steps_per_version, "runs": runs,
             "serial": reference, "cpu_cores": os.cpu_count(),
             "load_average_1min_at_end": round(os.getloadavg()[0], 2)}

@@ -75,7 +75,7 @@ def main() -> None:
     progress = runner.run()
     train_seconds = time.monotonic() - start
     runner.wait_for_ratings(args.rating_wait_minutes * 60.0)
-    unrated = [v for v, _ in runner.pending_ratings]
+    unrated = [v for v, _ in runner.ratings.pending]
     if runner.evaluator is not None and hasattr(runner.evaluator, "close"):
         runner.evaluator.close()
 
@@ -83,10 +83,10 @@ def main() -> None:
     final_version = runner.optimizer.version
     if final_version not in runner.pool.versions:
         runner.pool.add(final_version, runner.policy.state_dict())
-    evaluator = RatingEvaluator(config, runner.pool.directory, runner.ratings_state, seed=args.seed + 1)
+    evaluator = RatingEvaluator(config, runner.pool.directory, runner.ratings.evaluator, seed=args.seed + 1)
     final = evaluator.rate_version(final_version, games=args.final_games)
     final["agent_steps"] = runner.agent_steps
-    runner.ratings_state = evaluator.state_dict()
+    runner.ratings.evaluator = evaluator.state_dict()
     runner.controller.log(final_version, runner.agent_steps, {"eval/trueskill_mu": final["mu"],
                                                              "eval/trueskill_sigma": final["sigma"]})
     runner.checkpoint(runner.elapsed_before)

@@ -413,8 +413,9 @@ def train(
     runs/NAME."""
     from fivestack.system.config import ConfigError, load_config
     from fivestack.system.controller import CheckpointError
+    from fivestack.system.runner import RUNNERS, make_runner
 
-    if runner not in ("serial", "ray"):
+    if runner not in RUNNERS:
         _fail(f"--runner {runner!r} is not available; use --runner serial or --runner ray")
     ray_flags = {"rollout_workers": rollout_workers, "optimizers": optimizers, "inference": inference,
                  "address": address}
@@ -433,14 +434,8 @@ def train(
         if show_config:
             _show_config(cfg)
             return
-        if runner == "ray":
-            from fivestack.system.ray import RayRunner
-
-            trainer = RayRunner(cfg, resume=resume, say=lambda m: Console(stderr=True).print(m, markup=False))
-        else:
-            from fivestack.system.serial import SerialRunner
-
-            trainer = SerialRunner(cfg, resume=resume)
+        trainer = make_runner(cfg, runner, resume=resume,
+                              say=lambda m: Console(stderr=True).print(m, markup=False))
     except (ConfigError, CheckpointError, FileExistsError, ValueError) as exc:
         _fail(str(exc))
         return
@@ -451,8 +446,7 @@ def train(
                TextColumn("{task.fields[steps]:,} agent-steps  {task.fields[rate]:,.0f}/s  {task.fields[wins]}"),
                TimeElapsedColumn()]
     with Progress(*columns, console=console, transient=False) as bar:
-        version = trainer.optimizer.version if runner == "serial" else trainer.version
-        task = bar.add_task("train", total=budget or None, version=version, steps=0, rate=0.0, wins="")
+        task = bar.add_task("train", total=budget or None, version=trainer.version, steps=0, rate=0.0, wins="")
 
         def show(p) -> None:
             wins = "  ".join(f"TrueSkill {v:.1f}" if k == "TrueSkill" else f"vs {k} {v:.0%}"

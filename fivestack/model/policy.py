@@ -54,6 +54,26 @@ class PolicyConfig:
     normalizer_clip: float = field(default=5.0, metadata={"doc": "standardised inputs are clipped to +- this"})
 
 
+def merge_moments(count, mean, var, n, batch_mean, batch_var):
+    """Running (count, mean, biased var) after absorbing a batch's (n, mean, biased var): the parallel form of
+    Welford's update (Chan et al.). Works on floats and tensors alike; every normaliser (``RunningNorm``, the
+    reward scale ``rl.normalize.RunningStd``, the optimizer pool's allreduced statistics) merges through it."""
+    total = count + n
+    delta = batch_mean - mean
+    new_mean = mean + delta * n / total
+    new_var = (var * count + batch_var * n + delta**2 * count * n / total) / total
+    return total, new_mean, new_var
+
+
+def normalizer_input(key: str, obs: dict):
+    """The rows the normaliser ``key`` (of ``Policy.norms``: ``obs_GROUP``) learns its statistics from: the
+    group's values, and for the unit set only the units that are there, not empty slots (numpy or torch)."""
+    if key == "obs_units":
+        units = obs["units"]
+        return units[units[..., sp.U_SEEN] > 0]
+    return obs[key[4:]]
+
+
 class RunningNorm(nn.Module):
     """Running mean and std of a float input's last axis; inputs are standardised and clipped to (-5, 5)."""
 
@@ -67,16 +87,18 @@ class RunningNorm(nn.Module):
     @torch.no_grad()
     def update(self, x: torch.Tensor) -> None:
         flat = x.reshape(-1, x.shape[-1]).double()
-        n = flat.shape[0]
-        if n == 0:
+        if flat.shape[0] == 0:
             return
-        batch_mean = flat.mean(0)
-        batch_var = flat.var(0, unbiased=False)
-        total = self.count + n
-        delta = batch_mean - self.mean
-        self.mean += (delta * n / total).float()
-        m2 = self.var * self.count + batch_var * n + delta**2 * self.count * n / total
-        self.var.copy_((m2 / total).float())
+        self.merge(flat.shape[0], flat.mean(0), flat.var(0, unbiased=False))
+
+    @torch.no_grad()
+    def merge(self, n: float, batch_mean: torch.Tensor, batch_var: torch.Tensor) -> None:
+        """Absorb a batch given by its row count, mean and biased variance (``merge_moments``)."""
+        if n <= 0:
+            return
+        total, mean, var = merge_moments(self.count, self.mean, self.var, n, batch_mean, batch_var)
+        self.mean.copy_(mean.float())
+        self.var.copy_(var.float())
         self.count.copy_(total)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -208,11 +230,7 @@ class Policy(nn.Module):
     @torch.no_grad()
     def update_normalizers(self, obs: dict[str, torch.Tensor]) -> None:
         for key, norm in self.norms.items():
-            if key == "obs_units":  # statistics of the units that are there, not of empty slots
-                units = obs["units"]
-                norm.update(units[units[..., sp.U_SEEN] > 0])
-            else:
-                norm.update(obs[key[4:]])
+            norm.update(normalizer_input(key, obs))
 
     # ------------------------------------------------------------------ encoder
     def encode(self, obs: dict[str, torch.Tensor], hero_slots: torch.Tensor) -> tuple[torch.Tensor, "PackedUnits"]:

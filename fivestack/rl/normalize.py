@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fivestack.model.policy import merge_moments
+
 
 @dataclass
 class RunningStd:
@@ -20,12 +22,14 @@ class RunningStd:
         x = np.asarray(x, dtype=np.float64).reshape(-1)
         if x.size == 0:
             return
-        batch_mean, batch_var, n = x.mean(), x.var(), x.size
-        total = self.count + n
-        delta = batch_mean - self.mean
-        self.mean += delta * n / total
-        self.var = (self.var * self.count + batch_var * n + delta**2 * self.count * n / total) / total
-        self.count = total
+        self.merge(x.size, x.mean(), x.var())
+
+    def merge(self, n: float, batch_mean: float, batch_var: float) -> None:
+        """Absorb a batch given by its count, mean and biased variance (``merge_moments``)."""
+        if n <= 0:
+            return
+        self.count, self.mean, self.var = (float(v) for v in merge_moments(self.count, self.mean, self.var, n,
+                                                                            batch_mean, batch_var))
 
     @property
     def std(self) -> float:

@@ -39,6 +39,13 @@ def team_spirit(reward: np.ndarray, tau: float) -> np.ndarray:
     return (1.0 - tau) * reward + tau * reward.mean(-1, keepdims=True)
 
 
+def team_spirit_tau(version: int, start: float, end: float, versions: int) -> float:
+    """The schedule of team spirit's tau: ``start`` at version 0, linearly to ``end`` at ``versions``, then
+    constant (the paper: 0.3 -> 1.0 over training; ``ppo.team_spirit_*``)."""
+    frac = min(1.0, version / max(versions, 1))
+    return start + frac * (end - start)
+
+
 def shaped_reward(events: np.ndarray, seconds: np.ndarray | float, tau: float,
                   weights: np.ndarray = WEIGHT_VECTOR) -> np.ndarray:
     """Raw events (..., 2, K, E) of one step -> the training reward (..., 2, K).

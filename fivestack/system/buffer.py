@@ -1,8 +1,19 @@
-"""The sample buffers: ``ExperienceBuffer`` (the serial runner: passes over everything pending) and ``SampleBuffer``
-(an optimizer actor: least-used samples first, a reuse cap and a capacity), with staleness and reuse accounting."""
+"""The sample buffer: whole segments in arrival order, each sample with its use count, and the accounting of
+staleness (the learner's version when a sample is used minus the version that produced it) and reuse.
+
+Two ways to draw from it, one per runner:
+
+- ``minibatches`` (the serial runner): shuffled passes over everything pending, then the buffer is empty;
+- ``take`` (an optimizer actor of the ray runner, fed asynchronously): the least-used samples first (random
+  among equals); ``prune`` first removes samples past the staleness cap, samples used ``max_uses`` times and,
+  over ``capacity``, the oldest samples.
+
+Either way a sample more than ``max_staleness`` versions old when drawn is dropped, never trained on.
+"""
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import Callable
 
@@ -11,74 +22,43 @@ import numpy as np
 from fivestack.system.messages import SampleBatch
 
 
-class ExperienceBuffer:
-    def __init__(self, max_staleness: int):
-        self.max_staleness = max_staleness
-        self.pending: deque[SampleBatch] = deque()
-        self.produced = 0  # samples added
-        self.consumed = 0  # samples handed to the optimizer (a sample used twice counts twice)
-        self.dropped = 0  # samples discarded as too stale
-        # staleness (the learner's version when a sample was used - the version that produced it) of the
-        # samples the last ``minibatches`` call handed out
-        self.last_staleness = {"min": 0.0, "mean": 0.0, "max": 0.0}
+class Staleness:
+    """Min / mean / max of the staleness of the samples drawn since the last ``take`` (and the max ever)."""
 
-    def add(self, batch: SampleBatch) -> None:
-        self.pending.append(batch)
-        self.produced += len(batch)
+    def __init__(self):
+        self.max_ever = 0
+        self._reset()
 
-    def __len__(self) -> int:
-        return sum(len(b) for b in self.pending)
+    def _reset(self) -> None:
+        self.n, self.total, self.low, self.high = 0, 0.0, math.inf, -math.inf
 
-    def minibatches(self, size: int, current_version: Callable[[], int], epochs: int, rng: np.random.Generator):
-        """Yield shuffled minibatches of everything pending (``epochs`` passes), then empty the buffer.
+    def add(self, lags: np.ndarray) -> None:
+        if len(lags):
+            self.n += len(lags)
+            self.total += float(lags.sum())
+            self.low, self.high = min(self.low, int(lags.min())), max(self.high, int(lags.max()))
+            self.max_ever = max(self.max_ever, self.high)
 
-        ``current_version()`` is read as each minibatch is handed out (training advances the version between
-        minibatches): samples more than ``max_staleness`` versions old then are dropped, and the staleness of
-        the samples handed out is recorded in ``last_staleness`` (min / mean / max over this call)."""
-        if not self.pending:
-            return
-        batch = SampleBatch.concat(list(self.pending))
-        self.pending.clear()
-        lags: list[np.ndarray] = []
-        try:
-            for _ in range(epochs):
-                order = rng.permutation(len(batch))
-                for start in range(0, len(order) - size + 1, size):
-                    index = order[start:start + size]
-                    lag = current_version() - batch.version[index]
-                    fresh = lag <= self.max_staleness
-                    self.dropped += int((~fresh).sum())
-                    if fresh.any():
-                        self.consumed += int(fresh.sum())
-                        lags.append(lag[fresh])
-                        yield batch.select(index[fresh])
-        finally:
-            if lags:
-                every = np.concatenate(lags)
-                self.last_staleness = {"min": float(every.min()), "mean": float(every.mean()),
-                                       "max": float(every.max())}
-
-
-    def reuse(self) -> float:
-        """Samples consumed per sample produced (the paper aims for ~1)."""
-        return self.consumed / max(self.produced, 1)
-
-    def state_dict(self) -> dict:
-        return {"produced": self.produced, "consumed": self.consumed, "dropped": self.dropped}
-
-    def load_state_dict(self, state: dict) -> None:
-        self.produced, self.consumed, self.dropped = (int(state[k]) for k in ("produced", "consumed", "dropped"))
+    def take(self) -> dict[str, float]:
+        """``staleness/min|mean|max`` since the last call (empty if nothing was drawn), then start again."""
+        out = {} if not self.n else {"staleness/min": float(self.low), "staleness/mean": self.total / self.n,
+                                     "staleness/max": float(self.high)}
+        self._reset()
+        return out
 
 
 class SampleBuffer:
-    """One optimizer's experience: whole segments in arrival order, each sample with its use count.
-    Batches take the least-used samples (random among equals); samples past the staleness cap, samples used
-    ``max_uses`` times and, over capacity, the oldest samples leave the buffer."""
-
-    def __init__(self, capacity: int, max_staleness: int, max_uses: int, rng: np.random.Generator):
-        self.capacity, self.max_staleness, self.max_uses, self.rng = capacity, max_staleness, max_uses, rng
+    def __init__(self, max_staleness: int, capacity: int = 0, max_uses: int = 0,
+                 rng: np.random.Generator | None = None):
+        """``capacity`` 0: unbounded; ``max_uses`` 0: no cap; ``rng`` breaks ties in ``take``."""
+        self.max_staleness, self.capacity, self.max_uses = max_staleness, capacity, max_uses
+        self.rng = rng if rng is not None else np.random.default_rng(0)
         self.segments: deque[list] = deque()  # [SampleBatch, uses (S,), alive (S,) bool]
-        self.produced = self.consumed = self.dropped_stale = self.dropped_overflow = 0
+        self.produced = 0  # samples added
+        self.consumed = 0  # samples handed to the optimizer (a sample used twice counts twice)
+        self.dropped_stale = 0  # samples discarded as too stale
+        self.dropped_overflow = 0  # samples shed over capacity
+        self.staleness = Staleness()
 
     def add(self, batch: SampleBatch, keep: np.ndarray | None = None) -> int:
         """Add a segment; with ``keep`` (sample indices) only those samples are in the buffer (a segment sent
@@ -95,6 +75,34 @@ class SampleBuffer:
     def __len__(self) -> int:
         return int(sum(seg[2].sum() for seg in self.segments))
 
+    def reuse(self) -> float:
+        """Samples consumed per sample produced (the paper aims for ~1)."""
+        return self.consumed / max(self.produced, 1)
+
+    # ------------------------------------------------------------------ the serial runner
+    def minibatches(self, size: int, current_version: Callable[[], int], epochs: int, rng: np.random.Generator):
+        """Yield shuffled minibatches of everything pending (``epochs`` passes), then empty the buffer.
+
+        ``current_version()`` is read as each minibatch is handed out (training advances the version between
+        minibatches): samples more than ``max_staleness`` versions old then are dropped."""
+        if not self.segments:
+            return
+        batch = SampleBatch.concat([seg[0].select(np.flatnonzero(seg[2])) if not seg[2].all() else seg[0]
+                                    for seg in self.segments])
+        self.segments.clear()
+        for _ in range(epochs):
+            order = rng.permutation(len(batch))
+            for start in range(0, len(order) - size + 1, size):
+                index = order[start:start + size]
+                lag = current_version() - batch.version[index]
+                fresh = lag <= self.max_staleness
+                self.dropped_stale += int((~fresh).sum())
+                if fresh.any():
+                    self.consumed += int(fresh.sum())
+                    self.staleness.add(lag[fresh])
+                    yield batch.select(index[fresh])
+
+    # ------------------------------------------------------------------ an optimizer actor
     def prune(self, version: int) -> None:
         for seg in self.segments:
             stale = seg[2] & (version - seg[0].version > self.max_staleness)
@@ -102,7 +110,7 @@ class SampleBuffer:
             seg[2] &= ~stale
             if self.max_uses > 0:
                 seg[2] &= seg[1] < self.max_uses
-        excess = len(self) - self.capacity
+        excess = len(self) - self.capacity if self.capacity else 0
         for seg in self.segments:
             if excess <= 0:
                 break
@@ -113,7 +121,8 @@ class SampleBuffer:
         while self.segments and not self.segments[0][2].any():
             self.segments.popleft()
 
-    def take(self, size: int) -> SampleBatch | None:
+    def take(self, size: int, version: int) -> SampleBatch | None:
+        """``size`` of the least-used samples for a step at ``version`` (None if fewer are alive)."""
         where = [(i, j) for i, seg in enumerate(self.segments) for j in np.flatnonzero(seg[2])]
         if len(where) < size:
             return None
@@ -129,4 +138,14 @@ class SampleBuffer:
             self.segments[i][1][rows] += 1
             parts.append(self.segments[i][0].select(rows))
         self.consumed += size
-        return SampleBatch.concat(parts) if len(parts) > 1 else parts[0]
+        batch = SampleBatch.concat(parts) if len(parts) > 1 else parts[0]
+        self.staleness.add(version - batch.version)
+        return batch
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict:
+        return {"produced": self.produced, "consumed": self.consumed, "dropped": self.dropped_stale}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.produced, self.consumed, self.dropped_stale = (int(state.get(k, 0))
+                                                            for k in ("produced", "consumed", "dropped"))

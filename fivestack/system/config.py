@@ -93,8 +93,11 @@ class PPOConfig:
     team_spirit_versions: int = setting(2000, "versions over which team spirit anneals from start to end")
     batch_samples: int = setting(32, "team-samples of sample_steps decisions per gradient step; ours (paper: 120 "
                                      "per GPU)")
-    epochs: int = setting(1, "passes over each segment (sample reuse ~1, as in the paper)")
-    steps_per_version: int = setting(32, "gradient steps per published version (paper: 32); the serial runner")
+    # the serial runner makes sample_reuse passes over each segment (so it must be whole); the ray runner's
+    # optimizers wait rather than draw faster than sample_reuse x what they received (each sample is drawn at most
+    # ceil(sample_reuse) times; 0: they never wait)
+    sample_reuse: float = setting(1.0, "samples drawn per sample produced (paper: ~1); serial: passes per segment")
+    steps_per_version: int = setting(32, "gradient steps per published version, both runners (paper: 32)")
     grad_clip: float = setting(5.0, "per-parameter gradient clip to +- grad_clip sqrt(v) (Adam's v)")
     max_staleness: int = setting(8, "drop samples older than this many versions")
     # ours (the paper learnt from self-play alone): a teacher bot labels the states the latest policy plays with
@@ -138,11 +141,7 @@ class RayConfig:
                                 "its own")
     optimizers: int = setting(1, "optimizers O averaging gradients by allreduce; a step's batch is O x "
                                  "ppo.batch_samples")
-    steps_per_version: int = setting(32, "gradient steps per published version (the ray runner's "
-                                         "ppo.steps_per_version)")
     buffer_samples: int = setting(1024, "samples each optimizer's buffer holds; ours (paper: 4096)")
-    reuse_target: float = setting(1.0, "optimizers wait rather than consume faster than this x production; 0: "
-                                       "never wait")
     cpus: int = setting(0, "logical CPUs of a local Ray; 0: one per actor")
     shared_memory: bool = setting(True, "requests to an inference actor on the same machine go through shared "
                                         "memory; false: as Ray calls")
@@ -211,7 +210,17 @@ def _parse_literal(text: str) -> Any:
         return text
 
 
+# Keys that moved: old name -> new name. A file or override with an old name is one error naming the new one; a
+# config saved in an older checkpoint is read with its keys moved (``from_dict``).
+RENAMED = {"ppo.epochs": "ppo.sample_reuse", "ray.reuse_target": "ppo.sample_reuse",
+           "ray.steps_per_version": "ppo.steps_per_version"}
+
+
 def apply(config: TrainConfig, section: str, key: str, value: Any) -> None:
+    if f"{section}.{key}" in RENAMED:
+        new = RENAMED[f"{section}.{key}"]
+        raise ConfigError(f"config key {section}.{key} is now {new} (one setting for both runners); use {new} "
+                          f"instead")
     if section not in SECTIONS:
         raise ConfigError(f"unknown config section [{section}]; sections: {', '.join(SECTIONS)}")
     part = getattr(config, section)
@@ -275,7 +284,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("ppo", "team_spirit_end"): (0, 1, True, True),
     ("ppo", "team_spirit_versions"): (1, None, True, False),
     ("ppo", "batch_samples"): (1, None, True, False),
-    ("ppo", "epochs"): (1, None, True, False),
+    ("ppo", "sample_reuse"): (0, None, True, False),
     ("ppo", "steps_per_version"): (1, None, True, False),
     ("ppo", "grad_clip"): (0, None, False, False),
     ("ppo", "max_staleness"): (0, None, True, False),
@@ -302,9 +311,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("ray", "rollout_workers"): (1, None, True, False),
     ("ray", "inference"): (0, None, True, False),
     ("ray", "optimizers"): (1, None, True, False),
-    ("ray", "steps_per_version"): (1, None, True, False),
     ("ray", "buffer_samples"): (1, None, True, False),
-    ("ray", "reuse_target"): (0, None, True, False),
     ("ray", "cpus"): (0, None, True, False),
     ("ray", "batch_wait_ms"): (0, None, True, False),
     ("ray", "log_seconds"): (0, None, False, False),
@@ -359,11 +366,16 @@ def describe(config: TrainConfig) -> list[dict[str, Any]]:
 
 
 def from_dict(data: dict) -> TrainConfig:
-    """Rebuild a config saved with ``to_dict`` (checkpoints), with the same checks as a TOML file."""
+    """Rebuild a config saved with ``to_dict`` (checkpoints), with the same checks as a TOML file; keys that
+    moved since it was saved (``RENAMED``) are read under their new names."""
     config = TrainConfig()
     for section, table in data.items():
         for key, value in table.items():
-            apply(config, section, key, value)
+            new = RENAMED.get(f"{section}.{key}")
+            if new is None:
+                apply(config, section, key, value)
+            elif new.split(".")[1] not in data.get(new.split(".")[0], {}):  # saved before the key moved
+                apply(config, *new.split("."), value)
     validate(config)
     return config
 

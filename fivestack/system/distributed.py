@@ -20,8 +20,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from fivestack.env import spaces as sp
-from fivestack.model.policy import Policy
+from fivestack.model.policy import Policy, normalizer_input
 from fivestack.rl.normalize import RunningStd
 
 
@@ -65,41 +64,11 @@ def observation_moments(widths: dict[str, int], obs: dict[str, np.ndarray], retu
     indices): the statistics of those samples only, the same as of the segment with the others left out."""
     parts = []
     for key, width in widths.items():
-        if key == "obs_units":  # statistics of the units that are there, as Policy.update_normalizers
-            units = obs["units"]
-            present = units[..., sp.U_SEEN] > 0
-            if keep is not None:  # folded into the mask: the largest group is not copied to leave samples out
-                kept = np.zeros(len(units), bool)
-                kept[keep] = True
-                present &= kept.reshape(-1, *([1] * (present.ndim - 1)))
-            x = units[present]
-        else:
-            x = obs[key[4:]] if keep is None else obs[key[4:]][keep]
+        # with ``keep``, only the groups the normalisers read are cut down to the kept samples
+        x = normalizer_input(key, obs if keep is None else {key[4:]: obs[key[4:]][keep]})
         parts.append(_moments(x) if x.size else np.zeros(1 + 2 * width))
     parts.append(_moments(np.asarray(returns if keep is None else returns[keep]).reshape(-1, 1)))
     return np.concatenate(parts)
-
-
-def _merge_norm(norm, n: float, mean: torch.Tensor, var: torch.Tensor) -> None:
-    """``RunningNorm.update`` from a batch's count, mean and (biased) variance instead of its rows."""
-    if n <= 0:
-        return
-    total = norm.count + n
-    delta = mean - norm.mean
-    norm.mean += (delta * n / total).float()
-    m2 = norm.var * norm.count + var * n + delta**2 * norm.count * n / total
-    norm.var.copy_((m2 / total).float())
-    norm.count.copy_(total)
-
-
-def _merge_std(std: RunningStd, n: float, mean: float, var: float) -> None:
-    if n <= 0:
-        return
-    total = std.count + n
-    delta = mean - std.mean
-    std.mean += delta * n / total
-    std.var = (std.var * std.count + var * n + delta**2 * std.count * n / total) / total
-    std.count = total
 
 
 class GradientSync:
@@ -143,11 +112,11 @@ class GradientSync:
                 at += 1 + 2 * w
                 if n > 0:
                     mean = s / n
-                    _merge_norm(self.policy.norms[key], float(n), mean, (sq / n - mean * mean).clamp_min(0.0))
+                    self.policy.norms[key].merge(float(n), mean, (sq / n - mean * mean).clamp_min(0.0))
         n, s, sq = (float(v) for v in total[at:at + 3])
         if n > 0:
             mean = s / n
-            _merge_std(return_std, n, mean, max(sq / n - mean * mean, 0.0))
+            return_std.merge(n, mean, max(sq / n - mean * mean, 0.0))
 
     # ------------------------------------------------------------------ one gradient step
     def moments(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,8 +1,8 @@
 """The messages between components (plain numpy, so that they cross process boundaries unchanged).
 
     RolloutWorker --InferenceRequest--> Inference --InferenceResult--> RolloutWorker
-    RolloutWorker --SampleBatch (one 256-step segment, cut into 16-step samples)--> ExperienceBuffer
-    ExperienceBuffer --SampleBatch (a training batch)--> Optimizer --parameters, version--> Controller
+    RolloutWorker --SampleBatch (one 256-step segment, cut into 16-step samples)--> SampleBuffer
+    SampleBuffer --SampleBatch (a training batch)--> Optimizer --parameters, version--> Controller
 """
 
 from __future__ import annotations

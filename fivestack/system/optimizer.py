@@ -16,6 +16,7 @@ from fivestack.rl.gae import gamma_from_horizon
 from fivestack.rl.normalize import RunningStd
 from fivestack.rl.optim import clip_by_adam_second_moment
 from fivestack.rl.ppo import masked_mean, policy_loss, value_loss
+from fivestack.rl.rewards import team_spirit_tau
 from fivestack.system.config import PPOConfig
 from fivestack.system.messages import SampleBatch
 
@@ -132,10 +133,9 @@ class Optimizer:
         self.return_std.load_state_dict(state["return_std"])
 
 
-def team_spirit(config: PPOConfig, version: int) -> float:
-    """Team spirit tau, annealed linearly from start to end over ``team_spirit_versions``."""
-    frac = min(1.0, version / max(config.team_spirit_versions, 1))
-    return config.team_spirit_start + frac * (config.team_spirit_end - config.team_spirit_start)
+def team_spirit_at(config: PPOConfig, version: int) -> float:
+    """Team spirit's tau at ``version`` under ``config`` (the schedule is ``rl.rewards.team_spirit_tau``)."""
+    return team_spirit_tau(version, config.team_spirit_start, config.team_spirit_end, config.team_spirit_versions)
 
 
 def teacher_weight(config: PPOConfig, version: int) -> float:
@@ -147,4 +147,4 @@ def teacher_weight(config: PPOConfig, version: int) -> float:
     return config.teacher_weight + frac * (config.teacher_weight_end - config.teacher_weight)
 
 
-__all__ = ["Optimizer", "team_spirit", "teacher_weight"]
+__all__ = ["Optimizer", "team_spirit_at", "teacher_weight"]

@@ -28,7 +28,7 @@ import numpy as np
 from fivestack.bots.agents import make_agent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.game.layout import EVENT_NAMES, HEROES_PER_TEAM, N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
+from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
 from fivestack.model.policy import ALL_GROUPS
 from fivestack.rl.gae import gae, gamma_from_horizon
 from fivestack.rl.rewards import shaped_reward
@@ -330,24 +330,3 @@ class RolloutWorker:
             advantages=cut(advantages), returns=cut(returns), win_target=cut(win_target), first=cut(firsts),
             h0=h0.reshape(state_shape), c0=c0.reshape(state_shape),
             version=np.full(n_samples * t, version, np.int64))
-
-
-def games_metrics(games: list[dict]) -> dict[str, float]:
-    """Metrics of the games finished in a segment (a worker's ``results``), with the win rate against the bot."""
-    if not games:
-        return {}
-    out = {"games/finished": float(len(games)), "games/minutes": float(np.mean([g["seconds"] for g in games]) / 60),
-           "games/radiant_win_rate": float(np.mean([g["winner"] == 0 for g in games])),
-           "games/truncated": float(np.mean([g["truncated"] for g in games]))}
-    bot = [g for g in games if g.get("opponent") == BOT]
-    if bot:
-        out["games/vs_bot"] = float(len(bot))
-        out["games/win_rate_vs_bot"] = float(np.mean([g["winner"] == 1 - g["opponent_side"] for g in bot]))
-    return out
-
-
-def reward_event_metrics(event_sums: np.ndarray, hero_steps: int, weights: np.ndarray) -> dict[str, float]:
-    """``reward_events/NAME``: the mean reward per hero-step each event type contributed (the run's
-    ``[reward]`` weights, before shaping)."""
-    means = event_sums * weights / max(hero_steps, 1)
-    return {f"reward_events/{name}": float(value) for name, value in zip(EVENT_NAMES, means)}

@@ -1,7 +1,7 @@
 """The serial runner: every component in one process, deterministic, for one machine, tests and debugging.
 
     loop: RolloutWorker.collect (via Inference; 20% of games against a past version from the OpponentPool)
-          -> ExperienceBuffer -> Optimizer.train -> Controller (metrics every segment, a checkpoint every few
+          -> SampleBuffer -> Optimizer.train -> Controller (metrics every segment, a checkpoint every few
           minutes); every ``pool.add_every_versions`` the version joins the pool, and every
           ``eval.every_versions`` it is sent to the evaluator (its own process), whose TrueSkill ratings are
           logged as they arrive.
@@ -9,104 +9,99 @@
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from fivestack.model.policy import Policy, parameter_count
-from fivestack.system.buffer import ExperienceBuffer
-from fivestack.system.config import TrainConfig, reward_weights
-from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint, new_run_dir
+from fivestack.system.buffer import SampleBuffer
+from fivestack.system.config import ConfigError, TrainConfig, reward_weights
+from fivestack.system.controller import Controller, new_run_dir
 from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator, progress_ratings, rating_metrics
 from fivestack.system.inference import Inference
-from fivestack.system.optimizer import Optimizer, team_spirit
+from fivestack.system.metrics import mean_metrics, serial_metrics
+from fivestack.system.optimizer import Optimizer, team_spirit_at
 from fivestack.system.pool import OpponentPool, PastOpponents
-from fivestack.system.rollout import RolloutWorker, games_metrics, reward_event_metrics
-
-
-@dataclass
-class Progress:
-    """What a progress display needs after each segment."""
-
-    version: int = 0
-    agent_steps: int = 0
-    agent_steps_per_s: float = 0.0
-    elapsed: float = 0.0
-    budget: float = 0.0
-    win_rates: dict[str, float] = field(default_factory=dict)
+from fivestack.system.rollout import RolloutWorker
+from fivestack.system.runner import Progress
+from fivestack.system.run_state import RatingSchedule, RunState, load_run, model_mismatch, save_run
 
 
 class SerialRunner:
+    """The ``Runner`` of one process: ``run`` trains until the budget, ``close`` releases the evaluator and the
+    logs; ``version``, ``agent_steps`` and ``run_dir`` say where the run stands."""
+
     def __init__(self, config: TrainConfig, resume: Path | None = None):
         if config.run.torch_threads > 0:
             torch.set_num_threads(config.run.torch_threads)
+        passes = config.ppo.sample_reuse
+        if passes < 1 or passes != int(passes):
+            raise ConfigError(f"ppo.sample_reuse = {passes:g}: the serial runner makes that many passes over each "
+                              f"segment, so it must be a whole number of at least 1")
         self.config = config
         torch.manual_seed(config.run.seed)
         self.policy = Policy(config.policy)
         self.optimizer = Optimizer(self.policy, config.ppo)
         self.inference = Inference(self.policy, seed=config.run.seed)
-        self.buffer = ExperienceBuffer(config.ppo.max_staleness)
+        self.buffer = SampleBuffer(config.ppo.max_staleness)
         self.rng = np.random.default_rng(config.run.seed)
-        self.agent_steps = 0
-        self.elapsed_before = 0.0
-        self.worker_seed = config.run.seed
-        self.win_rates: dict[str, float] = {}
-        self.rated = -1  # the last version sent to the evaluator
-        self.pending_ratings: list[tuple[int, int]] = []  # (version, agent_steps) sent, not yet rated
-        self.ratings_state: dict = {}  # the evaluator's state (bots' and versions' ratings), for checkpoints
+        self.state = RunState.new(config.run.seed, "serial")
         self.evaluator: EvaluatorProcess | RatingEvaluator | None = None
-        if resume is not None:
-            self.run_dir = Path(resume)
-        else:
-            self.run_dir = new_run_dir(config)
+        self.run_dir = Path(resume) if resume is not None else new_run_dir(config)
         self.pool = OpponentPool(config.pool, self.run_dir / "pool")
         if resume is not None:
-            self._restore(latest_checkpoint(self.run_dir))
+            self._restore()
+        self.ratings = RatingSchedule.from_state(config.eval.every_versions, self.state.ratings)
         self.controller = Controller(self.run_dir, config)
         opponents = PastOpponents(self.pool, config.policy, config.run.seed) if config.pool.past_fraction > 0 else None
-        self.worker = RolloutWorker(config, seed=self.worker_seed, opponents=opponents)
-        self.worker_seed += 1
+        self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents)
+        self.state.worker_seed += 1
+
+    @property
+    def version(self) -> int:
+        return self.optimizer.version
+
+    @property
+    def agent_steps(self) -> int:
+        return self.state.agent_steps
+
+    @property
+    def elapsed_before(self) -> float:
+        """Seconds trained before the current ``run`` call (over every session of the run)."""
+        return self.state.elapsed
 
     # ------------------------------------------------------------------ checkpoints
-    def _restore(self, path: Path) -> None:
-        model, optim, state = load_checkpoint(path)
+    def _restore(self) -> None:
+        path, model, optim, self.state = load_run(self.run_dir, self.config.run.seed)
         try:
             self.policy.load_state_dict(model)
         except RuntimeError as exc:
-            raise ValueError(f"checkpoint {path} does not fit this model ({str(exc).splitlines()[0]}); resume with "
-                             f"the run's own config") from None
+            raise model_mismatch(path, exc) from None
         self.optimizer.load_optimizer_tensors(optim)
-        self.optimizer.load_scalars(state["optimizer"])
-        self.buffer.load_state_dict(state["buffer"])
-        self.agent_steps = int(state["agent_steps"])
-        self.elapsed_before = float(state["elapsed"])
-        self.worker_seed = int(state["worker_seed"])
-        self.rng.bit_generator.state = state["numpy_rng"]
-        if "rng.inference" in optim:
+        self.optimizer.load_scalars(self.state.optimizer)
+        self.buffer.load_state_dict(self.state.buffer)
+        self.rng.bit_generator.state = self.state.numpy_rng
+        if "rng.inference" in optim:  # written by the serial runner only
             self.inference.set_rng_state(optim["rng.inference"].to(torch.uint8))
         if "rng.torch" in optim:
             torch.set_rng_state(optim["rng.torch"].to(torch.uint8))
-        self.win_rates = state.get("win_rates", {})
-        self.pool.load_state_dict(state.get("pool", self.pool.state_dict()))
-        self.rated = int(state.get("rated", -1))
-        self.pending_ratings = [tuple(p) for p in state.get("pending_ratings", [])]
-        self.ratings_state = state.get("ratings", {})
+        if self.state.pool is not None:
+            self.pool.load_state_dict(self.state.pool)
 
     def checkpoint(self, elapsed: float) -> Path:
         optim = self.optimizer.optimizer_tensors()
         optim["rng.inference"] = self.inference.rng_state().clone()
         optim["rng.torch"] = torch.get_rng_state().clone()
-        state = {"optimizer": self.optimizer.scalars(), "buffer": self.buffer.state_dict(),
-                 "agent_steps": self.agent_steps, "elapsed": elapsed, "worker_seed": self.worker_seed,
-                 "numpy_rng": self.rng.bit_generator.state, "win_rates": self.win_rates,
-                 "pool": self.pool.state_dict(), "rated": self.rated,
-                 "pending_ratings": [list(p) for p in self.pending_ratings], "ratings": self.ratings_state}
-        json.dumps(state)  # fail here, not halfway through writing, if something is not JSON
-        return self.controller.save(self.optimizer.version, self.policy.state_dict(), optim, state)
+        self.state.optimizer = self.optimizer.scalars()
+        self.state.buffer = self.buffer.state_dict()
+        self.state.elapsed = elapsed
+        self.state.numpy_rng = self.rng.bit_generator.state
+        self.state.pool = self.pool.state_dict()
+        self.state.ratings = self.ratings.state_dict()
+        self.state.runner = "serial"
+        return save_run(self.controller, self.policy.state_dict(), optim, self.state)
 
     # ------------------------------------------------------------------ the loop
     def run(self, on_progress=None, stop=lambda: False) -> Progress:
@@ -114,55 +109,50 @@ class SerialRunner:
         budget = cfg.run.minutes * 60.0
         start = time.monotonic()
         last_checkpoint = start
-        progress = Progress(version=self.optimizer.version, agent_steps=self.agent_steps, budget=budget)
-        for version, steps in self.pending_ratings:  # sent before a restart and never rated: send again
+        elapsed_before = self.state.elapsed
+        progress = Progress(version=self.version, agent_steps=self.agent_steps, budget=budget)
+        for version, steps in self.ratings.pending:  # sent before a restart and never rated: send again
             self._send_to_evaluator(version, steps)
         self._versions_joined()
         while not stop():
-            elapsed = self.elapsed_before + time.monotonic() - start
+            elapsed = elapsed_before + time.monotonic() - start
             if budget and elapsed >= budget:
                 break
-            if cfg.run.max_versions and self.optimizer.version >= cfg.run.max_versions:
+            if cfg.run.max_versions and self.version >= cfg.run.max_versions:
                 break
             t0 = time.monotonic()
-            self.inference.version = self.optimizer.version
+            self.inference.version = self.version
             self.inference.value_scale = self.optimizer.value_scale
-            tau = team_spirit(cfg.ppo, self.optimizer.version)
+            tau = team_spirit_at(cfg.ppo, self.version)
             batch = self.worker.collect(self.inference, tau)
             t1 = time.monotonic()
             self.buffer.add(batch)
-            metrics: dict[str, float] = {}
-            n_updates = 0
-            for minibatch in self.buffer.minibatches(cfg.ppo.batch_samples, lambda: self.optimizer.version,
-                                                     cfg.ppo.epochs, self.rng):
-                step_metrics = self.optimizer.train(minibatch)
-                for key, value in step_metrics.items():
-                    metrics[key] = metrics.get(key, 0.0) + value
-                n_updates += 1
-            metrics = {k: v / max(n_updates, 1) for k, v in metrics.items()}
+            losses = mean_metrics([self.optimizer.train(minibatch) for minibatch in self.buffer.minibatches(
+                cfg.ppo.batch_samples, lambda: self.optimizer.version, int(cfg.ppo.sample_reuse), self.rng)])
             # the statistics move after training on the batch, which was collected (and is scored) with the
             # normalisers and reward scale it was collected with
             self.optimizer.observe(batch)
             t2 = time.monotonic()
             hero_steps = batch.info["hero_steps"]
-            self.agent_steps += hero_steps
-            metrics.update(self._segment_metrics(batch, self.buffer.last_staleness, t1 - t0, t2 - t1, tau))
+            self.state.agent_steps += hero_steps
+            metrics = {**losses, **serial_metrics(batch.info, t1 - t0, t2 - t1, self.buffer.staleness.take(),
+                                                  self.buffer.reuse(), self.buffer.dropped_stale, tau,
+                                                  reward_weights(cfg.reward))}
             self.pool.record_games(batch.info["games"])
             self._versions_joined()
             metrics.update(self.pool.summary())
-            self.controller.log(self.optimizer.version, self.agent_steps, metrics)
+            self.controller.log(self.version, self.agent_steps, metrics)
             self.collect_ratings()
             now = time.monotonic()
-            elapsed = self.elapsed_before + now - start
+            elapsed = elapsed_before + now - start
             if now - last_checkpoint >= cfg.run.checkpoint_minutes * 60.0:
                 self.checkpoint(elapsed)
                 last_checkpoint = now
-            progress = Progress(self.optimizer.version, self.agent_steps, hero_steps / max(t2 - t0, 1e-9), elapsed,
-                                budget, dict(self.win_rates))
+            progress = Progress(self.version, self.agent_steps, hero_steps / max(t2 - t0, 1e-9), elapsed, budget,
+                                dict(self.state.win_rates))
             if on_progress is not None:
                 on_progress(progress)
-        self.elapsed_before += time.monotonic() - start
-        self.checkpoint(self.elapsed_before)
+        self.checkpoint(elapsed_before + time.monotonic() - start)
         return progress
 
     @property
@@ -175,39 +165,21 @@ class SerialRunner:
             self.evaluator.close()
         self.controller.close()
 
-    def _segment_metrics(self, batch, staleness, rollout_s, optimize_s, tau) -> dict[str, float]:
-        info = batch.info
-        out = {"throughput/agent_steps_per_s": info["hero_steps"] / max(rollout_s + optimize_s, 1e-9),
-               "throughput/rollout_seconds": rollout_s, "throughput/optimize_seconds": optimize_s,
-               "staleness/min": staleness["min"], "staleness/mean": staleness["mean"],
-               "staleness/max": staleness["max"], "sample_reuse": self.buffer.reuse(),
-               "samples/dropped": float(self.buffer.dropped), "reward/shaped_abs_mean": info["reward_abs_mean"],
-               "throughput/inference_seconds": info["inference_seconds"],
-               "throughput/simulation_seconds": info["simulation_seconds"],
-               "schedule/team_spirit": tau}
-        out.update(reward_event_metrics(info["event_sums"], info["hero_steps"], reward_weights(self.config.reward)))
-        out.update(games_metrics(info["games"]))
-        return out
-
     # ------------------------------------------------------------------ opponent pool and ratings
     def _versions_joined(self) -> None:
         """Add the version to the pool when it crossed a multiple of ``pool.add_every_versions`` (version 0
-        joins at once), and send it to the evaluator when it crossed a multiple of ``eval.every_versions``."""
-        version = self.optimizer.version
-        if self.pool.join_if_due(version, self.policy.state_dict):
-            rate_every = self.config.eval.every_versions
-            if rate_every and (self.rated < 0 or version // rate_every > self.rated // rate_every):
-                self.rated = version
-                self.pending_ratings.append((version, self.agent_steps))
-                self._send_to_evaluator(version, self.agent_steps)
+        joins at once), and send it to the evaluator when a rating is due (``RatingSchedule``)."""
+        if self.pool.join_if_due(self.version, self.policy.state_dict):
+            if self.ratings.offer(self.version, self.agent_steps):
+                self._send_to_evaluator(self.version, self.agent_steps)
 
     def _evaluator(self) -> EvaluatorProcess | RatingEvaluator:
         if self.evaluator is None:
             if self.config.eval.in_process:
-                self.evaluator = RatingEvaluator(self.config, self.pool.directory, self.ratings_state,
+                self.evaluator = RatingEvaluator(self.config, self.pool.directory, self.ratings.evaluator,
                                                  seed=self.config.run.seed)
             else:
-                self.evaluator = EvaluatorProcess(self.config, self.pool.directory, self.ratings_state)
+                self.evaluator = EvaluatorProcess(self.config, self.pool.directory, self.ratings.evaluator)
         return self.evaluator
 
     def _send_to_evaluator(self, version: int, agent_steps: int) -> None:
@@ -217,27 +189,22 @@ class SerialRunner:
 
     def collect_ratings(self, timeout: float = 0.0) -> list[dict]:
         """Log the ratings that finished since the last call (waiting up to ``timeout`` s for the next one)."""
-        if not self.pending_ratings or self.evaluator is None:
+        if not self.ratings.pending or self.evaluator is None:
             return []
         if isinstance(self.evaluator, RatingEvaluator):  # in-process: rate now, deterministically
             messages = []
-            for version, steps in self.pending_ratings:
+            for version, steps in self.ratings.pending:
                 messages.append({"record": {**self.evaluator.rate_version(version), "agent_steps": steps},
                                  "state": self.evaluator.state_dict()})
         else:
             messages = self.evaluator.poll(timeout)
         records = []
         for message in messages:
-            if "state" in message:
-                self.ratings_state = message["state"]
-            if "error" in message:
+            record = self.ratings.finish(message)
+            if record is None:
                 print(f"warning: {message['error']}", flush=True)
-                done = message.get("version")  # None: the evaluator is gone and nothing pending will be rated
-                self.pending_ratings = [p for p in self.pending_ratings if done is not None and p[0] != done]
                 continue
-            record = message["record"]
-            self.pending_ratings = [p for p in self.pending_ratings if p[0] != record["version"]]
-            self.win_rates = progress_ratings(record)
+            self.state.win_rates = progress_ratings(record)
             self.controller.log(record["version"], record["agent_steps"], rating_metrics(record))
             records.append(record)
         return records
@@ -246,7 +213,7 @@ class SerialRunner:
         """Block until every submitted version is rated or ``timeout`` s pass; returns the new ratings."""
         deadline = time.monotonic() + timeout
         records = []
-        while self.pending_ratings and time.monotonic() < deadline:
+        while self.ratings.pending and time.monotonic() < deadline:
             records += self.collect_ratings(timeout=min(5.0, max(deadline - time.monotonic(), 0.01)))
         return records
 

@@ -80,3 +80,21 @@ def test_show_config_prints_value_default_and_doc_and_makes_no_run(tmp_path):
     assert "0.95" in lines["ppo.gae_lambda"] and "GAE" in lines["ppo.gae_lambda"]
     assert len([k for k in lines if "." in k and k.split(".")[0] in SECTIONS]) == len(describe(TrainConfig()))
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_moved_key_is_one_error_naming_its_new_name_and_old_checkpoints_still_load(tmp_path):
+    from fivestack.system.config import from_dict
+    from fivestack.system.serial import SerialRunner
+
+    with pytest.raises(ConfigError, match=r"ray.reuse_target is now ppo.sample_reuse"):
+        load_config(None, ["ray.reuse_target=2.0"])
+    with pytest.raises(ConfigError, match=r"ppo.epochs is now ppo.sample_reuse"):
+        load_config(None, ["ppo.epochs=2"])
+    old = TrainConfig().to_dict()  # a config saved before the keys moved
+    old["ppo"].pop("sample_reuse")
+    old["ppo"]["epochs"] = 3
+    old["ray"]["steps_per_version"] = 8
+    migrated = from_dict(old)
+    assert migrated.ppo.sample_reuse == 3.0 and migrated.ppo.steps_per_version == 32  # the ppo key was saved too
+    with pytest.raises(ConfigError, match=r"ppo.sample_reuse = 1.5: .* whole number"):
+        SerialRunner(load_config(None, [f"run.runs_dir='{tmp_path}'", "ppo.sample_reuse=1.5"]))

@@ -192,7 +192,7 @@ def test_bot_games_the_bot_decides_every_timestep_and_is_not_trained_on(tmp_path
 
 def test_pool_scores_past_versions_only_and_games_metrics_count_wins_against_the_bot(tmp_path):
     from fivestack.system.pool import BOT
-    from fivestack.system.rollout import games_metrics
+    from fivestack.system.metrics import games_metrics
 
     pool = pool_with(tmp_path, [0.0, 0.0])
     games = [{"winner": 1, "seconds": 60.0, "truncated": False, "opponent": BOT, "opponent_side": 0},

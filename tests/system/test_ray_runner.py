@@ -24,7 +24,7 @@ from fivestack.system.ray import RayRunner, init_ray
 
 CAP = 3  # ppo.max_staleness in these runs
 SMALL = ["game.mode='1v1'", "rollout.games=2", "rollout.segment_steps=32", "ppo.batch_samples=4",
-         "eval.every_versions=0", "run.torch_threads=1", "ray.steps_per_version=2", "ray.rollout_workers=2",
+         "eval.every_versions=0", "run.torch_threads=1", "ppo.steps_per_version=2", "ray.rollout_workers=2",
          "ray.inference=1", "ray.optimizers=2", "ray.log_seconds=1", f"ppo.max_staleness={CAP}",
          "pool.past_fraction=0.0"]  # whole segments of 8 samples (past-opponent samples are dropped)
 SAMPLES_PER_SEGMENT = 2 * 2 * 2  # 2 games x 2 teams x (32 / 16) samples
@@ -63,26 +63,27 @@ def fake_segment(versions: list[int]) -> SampleBatch:
 
 
 def test_buffer_drops_stale_samples_and_caps_reuse():
-    buffer = SampleBuffer(capacity=100, max_staleness=2, max_uses=1, rng=np.random.default_rng(0))
+    buffer = SampleBuffer(max_staleness=2, capacity=100, max_uses=1, rng=np.random.default_rng(0))
     buffer.add(fake_segment([0, 0, 0, 0]))
     buffer.add(fake_segment([3, 3, 3, 3]))
     buffer.prune(version=4)  # the version-0 samples are 4 versions old: over the cap of 2
     assert buffer.dropped_stale == 4 and len(buffer) == 4
-    batch = buffer.take(4)
+    batch = buffer.take(4, version=4)
     assert (4 - batch.version <= 2).all()
+    assert buffer.staleness.take() == {"staleness/min": 1.0, "staleness/mean": 1.0, "staleness/max": 1.0}
     buffer.prune(version=4)  # each sample may be used once (reuse target 1)
-    assert len(buffer) == 0 and buffer.take(1) is None
+    assert len(buffer) == 0 and buffer.take(1, version=4) is None
     assert buffer.consumed == 4 and buffer.produced == 8
 
 
 def test_buffer_takes_least_used_first_and_sheds_the_oldest_over_capacity():
-    buffer = SampleBuffer(capacity=6, max_staleness=100, max_uses=2, rng=np.random.default_rng(0))
+    buffer = SampleBuffer(max_staleness=100, capacity=6, max_uses=2, rng=np.random.default_rng(0))
     buffer.add(fake_segment([1, 1, 1, 1]))
-    first = buffer.take(4)
+    first = buffer.take(4, version=1)
     buffer.add(fake_segment([2, 2, 2, 2]))
     buffer.prune(version=2)  # 8 samples, capacity 6: the two oldest go
     assert buffer.dropped_overflow == 2 and len(buffer) == 6
-    second = buffer.take(4)
+    second = buffer.take(4, version=2)
     assert sorted(second.version.tolist()) == [2, 2, 2, 2]  # the unused ones before the used ones
     assert sorted(first.obs["x"][:, 0].tolist()) == [0, 1, 2, 3]
 

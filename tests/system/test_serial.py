@@ -64,7 +64,8 @@ def test_reward_weights_come_from_the_config_section(tmp_path):
     from fivestack.env.events import PAPER_WEIGHTS
     from fivestack.model.policy import Policy
     from fivestack.system.inference import Inference
-    from fivestack.system.rollout import RolloutWorker, reward_event_metrics
+    from fivestack.system.metrics import reward_event_metrics
+    from fivestack.system.rollout import RolloutWorker
     from fivestack.system.config import reward_weights
 
     def collect(overrides):

@@ -4,6 +4,7 @@ the opponent pool, shared by every other actor through its name."""
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from fivestack.game.layout import EVENT_NAMES
 from fivestack.system.config import from_dict
 from fivestack.system.controller import Controller
 from fivestack.system.pool import OpponentPool
+from fivestack.system.run_state import RunState, save_run
 from fivestack.system.ray.messages import KEEP_VERSIONS, to_torch, to_numpy
 
 
@@ -20,17 +22,19 @@ from fivestack.system.ray.messages import KEEP_VERSIONS, to_torch, to_numpy
 class ControllerActor:
     """Versions (the last few parameter sets, by number), run metadata, metrics and checkpoints."""
 
-    def __init__(self, run_dir: str, config: dict, agent_steps: int, worker_seed: int, pool_state: dict | None = None):
+    def __init__(self, run_dir: str, config: dict, state: dict):
+        """``state``: the run's ``RunState`` (as JSON) to start from."""
         self.config = from_dict(config)
         self.controller = Controller(Path(run_dir), self.config)
+        self.state = RunState.from_json(state, self.config.run.seed)
         self.pool = OpponentPool(self.config.pool, Path(run_dir) / "pool")
-        if pool_state:
-            self.pool.load_state_dict(pool_state)
+        if self.state.pool:
+            self.pool.load_state_dict(self.state.pool)
         self.lock = threading.Lock()
         self.versions: dict[int, tuple[list, float]] = {}  # version -> ([params ref], value_scale)
         self.latest = -1
-        self.agent_steps = agent_steps
-        self.worker_seed = worker_seed
+        self.agent_steps = self.state.agent_steps
+        self.worker_seed = self.state.worker_seed  # the next one handed out
         self.rollout: dict = self._empty_rollout_stats()
         self.events: list[str] = []
 
@@ -79,7 +83,7 @@ class ControllerActor:
     def next_worker_seed(self) -> int:
         with self.lock:
             self.worker_seed += 1
-            return self.worker_seed
+            return self.worker_seed - 1
 
     def report_segment(self, info: dict) -> None:
         with self.lock:
@@ -111,15 +115,14 @@ class ControllerActor:
         with self.lock:
             self.controller.log(version, self.agent_steps, metrics)
 
-    def save(self, payload: dict, elapsed: float, extra: dict) -> str:
-        model = to_torch(payload["model"])
-        optim = to_torch(payload["optim"])
-        state = {"optimizer": payload["scalars"], "buffer": payload["buffer"], "agent_steps": self.agent_steps,
-                 "elapsed": elapsed, "worker_seed": self.worker_seed, "runner": "ray",
-                 # what the serial runner also reads, so that either runner can resume the run
-                 "numpy_rng": np.random.default_rng(self.config.run.seed).bit_generator.state, "win_rates": {},
-                 "pool": self.pool.state_dict(), **extra}
-        return str(self.controller.save(int(payload["scalars"]["version"]), model, optim, state))
+    def save(self, payload: dict, elapsed: float, win_rates: dict, ratings: dict) -> str:
+        """A checkpoint of rank 0's ``payload`` (model, optimizer tensors and scalars, buffer accounting) with
+        the driver's part of the run state (``elapsed``, ``win_rates``, ``ratings``) and the controller's."""
+        with self.lock:
+            state = replace(self.state, optimizer=payload["scalars"], buffer=payload["buffer"], elapsed=elapsed,
+                            agent_steps=self.agent_steps, worker_seed=self.worker_seed, pool=self.pool.state_dict(),
+                            win_rates=win_rates, ratings=ratings, runner="ray")
+        return str(save_run(self.controller, to_torch(payload["model"]), to_torch(payload["optim"]), state))
 
     def close(self) -> None:
         self.controller.close()

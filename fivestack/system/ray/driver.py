@@ -10,22 +10,23 @@ import time
 from collections import deque
 from pathlib import Path
 
-import numpy as np
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError
 
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.config import TrainConfig, reward_weights
-from fivestack.system.controller import latest_checkpoint, load_checkpoint, new_run_dir
+from fivestack.system.controller import new_run_dir
 from fivestack.system.evaluator import progress_ratings, rating_metrics
+from fivestack.system.metrics import ray_metrics
 from fivestack.system.ray.controller import ControllerActor
 from fivestack.system.ray.evaluator import EvaluatorActor
 from fivestack.system.ray.inference import InferenceActor
 from fivestack.system.ray.messages import CONTROLLER, to_numpy
 from fivestack.system.ray.optimizer import OptimizerActor
 from fivestack.system.ray.rollout import RolloutActor
-from fivestack.system.rollout import active_heroes, games_metrics, reward_event_metrics
-from fivestack.system.serial import Progress
+from fivestack.system.rollout import active_heroes
+from fivestack.system.run_state import RatingSchedule, RunState, load_run, model_mismatch
+from fivestack.system.runner import Progress
 
 
 def init_ray(rc, **kwargs) -> None:
@@ -67,27 +68,21 @@ class RayRunner:
         self.say = say
         rc = config.ray
         checkpoint = None
-        self.agent_steps, self.elapsed_before, worker_seed = 0, 0.0, config.run.seed * 1000
-        pool_state = None
-        self.ratings_state: dict = {}  # the evaluator's state (bots' and versions' ratings), for checkpoints
-        self.rated = -1  # the last version sent to the evaluator
-        self.pending_ratings: list[list[int]] = []  # [version, agent_steps] sent and not yet rated
         if resume is not None:
             self.run_dir = Path(resume)
-            path = latest_checkpoint(self.run_dir)
-            model, optim, state = load_checkpoint(path)
-            checkpoint = {"model": to_numpy(model), "optim": to_numpy(optim), "scalars": state["optimizer"],
-                          "buffer": state.get("buffer", {})}
-            self.agent_steps = int(state["agent_steps"])
-            self.elapsed_before = float(state["elapsed"])
-            worker_seed = int(state.get("worker_seed", worker_seed)) + 1000
-            pool_state = state.get("pool")
-            self.ratings_state = state.get("ratings", {})
-            self.rated = int(state.get("rated", -1))
-            self.pending_ratings = [list(p) for p in state.get("pending_ratings", [])]
-            self.say(f"resuming {self.run_dir} from {path} (version {state['version']})")
+            path, model, optim, self.state = load_run(self.run_dir, config.run.seed)
+            try:  # here, with one clear error, rather than in every optimizer actor
+                Policy(config.policy).load_state_dict(model)
+            except RuntimeError as exc:
+                raise model_mismatch(path, exc) from None
+            checkpoint = {"model": to_numpy(model), "optim": to_numpy(optim), "scalars": self.state.optimizer,
+                          "buffer": self.state.buffer}
+            self.say(f"resuming {self.run_dir} from {path} (version {self.state.version})")
         else:
             self.run_dir = new_run_dir(config)
+            self.state = RunState.new(config.run.seed, "ray")
+        self.ratings = RatingSchedule.from_state(config.eval.every_versions, self.state.ratings)
+        self.agent_steps = self.state.agent_steps
         self.started_ray = False
         if not ray.is_initialized():
             init_ray(config.ray)
@@ -96,7 +91,7 @@ class RayRunner:
         cfg = config.to_dict()
         self.cfg_dict = cfg
         self.controller = ControllerActor.options(name=CONTROLLER, namespace=self.namespace).remote(
-            str(self.run_dir.resolve()), cfg, self.agent_steps, worker_seed, pool_state)
+            str(self.run_dir.resolve()), cfg, self.state.to_json())
         self.optimizers = [OptimizerActor.remote(cfg, r, rc.optimizers, self.namespace) for r in range(rc.optimizers)]
         address, port = ray.get(self.optimizers[0].address.remote())
         versions = ray.get([o.setup.remote(address, port, checkpoint) for o in self.optimizers])
@@ -121,7 +116,7 @@ class RayRunner:
             slot.actor = RolloutActor.remote(self.cfg_dict, slot.index, seed, self.namespace, self.optimizers)
             slot.task = slot.actor.run.remote()
         else:
-            slot.actor = EvaluatorActor.remote(self.cfg_dict, self.ratings_state, self.namespace)
+            slot.actor = EvaluatorActor.remote(self.cfg_dict, self.ratings.evaluator, self.namespace)
             slot.task = None
 
     def _died(self, slot: Slot, error: Exception) -> None:
@@ -166,32 +161,21 @@ class RayRunner:
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self, elapsed: float) -> Path:
         payload = self.optimizers[0].checkpoint_payload.remote()
-        extra = {"ratings": self.ratings_state, "rated": self.rated, "pending_ratings": self.pending_ratings}
-        return Path(ray.get(self.controller.save.remote(payload, elapsed, extra)))
+        return Path(ray.get(self.controller.save.remote(payload, elapsed, self.state.win_rates,
+                                                        self.ratings.state_dict())))
 
     # ------------------------------------------------------------------ ratings
     def _next_rating(self) -> tuple[int, int] | None:
-        """A version to rate: one left over from before a restart, else the pool's newest version once it
-        crossed a multiple of ``eval.every_versions``."""
-        every = self.config.eval.every_versions
-        if not every:
-            return None
-        if not self.pending_ratings:
+        """A version to rate, one at a time: one left over from before a restart, else the pool's newest
+        version when a rating is due (``RatingSchedule``)."""
+        if not self.ratings.pending:
             joined = ray.get(self.controller.pool_state.remote())["last_joined"]
-            if joined >= 0 and (self.rated < 0 or joined // every > self.rated // every):
-                self.rated = joined
-                self.pending_ratings.append([joined, self.agent_steps])
-        return tuple(self.pending_ratings[0]) if self.pending_ratings else None
-
-    def _rating_done(self, message: dict) -> dict:
-        """Keep the evaluator's state; the finished rating's record."""
-        record = message["record"]
-        self.ratings_state = message["state"]
-        self.pending_ratings = [p for p in self.pending_ratings if p[0] != record["version"]]
-        return record
+            self.ratings.offer(joined, self.agent_steps)
+        return self.ratings.pending[0] if self.ratings.pending else None
 
     # ------------------------------------------------------------------ metrics
     def _gather(self, interval: float) -> dict[str, float]:
+        """Every actor's statistics since the last call, as the interval's metrics (``metrics.ray_metrics``)."""
         opt = ray.get([o.take_stats.remote() for o in self.optimizers])
         inf = []
         for slot in self.inference:
@@ -200,64 +184,12 @@ class RayRunner:
                     inf.append(ray.get(slot.actor.take_stats.remote(), timeout=30))
                 except (RayActorError, GetTimeoutError):
                     pass
-        agent_steps, ro = ray.get(self.controller.take_rollout_stats.remote())
-        out_pool = ray.get(self.controller.pool_summary.remote())
+        self.agent_steps, rollouts = ray.get(self.controller.take_rollout_stats.remote())
         self.version = opt[0]["version"]
-        out: dict[str, float] = dict(out_pool)
-        n = sum(o["stale_n"] for o in opt)
-        if n:
-            out["staleness/min"] = float(min(o["stale_min"] for o in opt))
-            out["staleness/mean"] = sum(o["stale_sum"] for o in opt) / n
-            out["staleness/max"] = float(max(o["stale_max"] for o in opt))
-        out["staleness/max_ever"] = float(max(o["max_staleness_seen"] for o in opt))
-        produced, consumed = sum(o["produced"] for o in opt), sum(o["consumed"] for o in opt)
-        out["sample_reuse"] = consumed / produced if produced else float("nan")
-        out["sample_reuse/total"] = (sum(o["consumed_total"] for o in opt)
-                                     / max(sum(o["produced_total"] for o in opt), 1))
-        out["buffer/fill"] = float(np.mean([o["buffer"] for o in opt]))
-        out["buffer/fill_fraction"] = out["buffer/fill"] / self.config.ray.buffer_samples
-        out["samples/dropped_stale"] = float(sum(o["dropped_stale"] for o in opt))
-        out["samples/dropped_overflow"] = float(sum(o["dropped_overflow"] for o in opt))
-        steps = sum(o["steps"] for o in opt)
-        out["optimizer/steps_per_s"] = steps / len(opt) / max(interval, 1e-9)
-        out["optimizer/train_share"] = float(np.mean([o["train_s"] / max(o["seconds"], 1e-9) for o in opt]))
-        out["optimizer/idle_share"] = float(np.mean([o["idle_s"] / max(o["seconds"], 1e-9) for o in opt]))
-        out["optimizer/allreduce_share"] = float(np.mean([o["comm_s"] / max(o["seconds"], 1e-9) for o in opt]))
-        adds = sum(o["adds"] for o in opt)
-        out["optimizer/add_segment_ms"] = 1000 * sum(o["add_s"] for o in opt) / max(adds, 1)
-        losses: dict[str, float] = {}
-        for o in opt:
-            for k, v in o["losses"].items():
-                losses[k] = losses.get(k, 0.0) + v
-        out.update({k: v / max(steps, 1) for k, v in losses.items()})
-        out["throughput/agent_steps_per_s"] = ro["hero_steps"] / max(interval, 1e-9)
-        heroes = active_heroes(self.config.game.mode).shape[1]
-        out["throughput/trained_agent_steps_per_s"] = (consumed * self.config.rollout.sample_steps * heroes
-                                                        / max(interval, 1e-9))
-        out["rollout/segments"] = float(ro["segments"])
-        if ro["segments"]:
-            wall = max(ro["wall_s"], 1e-9)
-            out["rollout/simulation_share"] = ro["simulation_s"] / wall
-            out["rollout/inference_share"] = ro["inference_s"] / wall
-            out["rollout/send_share"] = ro["send_s"] / wall
-            out["rollout/send_ms"] = 1000 * ro["send_s"] / ro["segments"]
-            out["rollout/inference_round_trip_ms"] = 1000 * ro["inference_s"] / max(ro["inference_calls"], 1)
-            if self.config.ray.inference:  # the share of requests that went through shared memory
-                out["rollout/shared_memory_share"] = ro["channel_calls"] / max(ro["inference_calls"], 1)
-            out["queue/deliveries"] = float(np.mean(ro["in_flight"]))
-            out["rollout/versions_behind_mean"] = float(np.mean(ro["behind"]))
-            out["rollout/versions_behind_max"] = float(np.max(ro["behind"]))
-            out["reward/shaped_abs_mean"] = float(np.mean(ro["reward_abs_mean"]))
-            out.update(reward_event_metrics(ro["event_sums"], ro["hero_steps"], reward_weights(self.config.reward)))
-            out.update(games_metrics(ro["games"]))
-        if inf:
-            batches = sum(s["batches"] for s in inf)
-            out["inference/busy_share"] = float(np.mean([s["busy_s"] / max(s["seconds"], 1e-9) for s in inf]))
-            out["inference/forward_ms"] = 1000 * sum(s["busy_s"] for s in inf) / max(batches, 1)
-            out["inference/requests_per_batch"] = sum(s["requests"] for s in inf) / max(batches, 1)
-            out["inference/teams_per_batch"] = sum(s["teams"] for s in inf) / max(batches, 1)
-            out["queue/inference"] = sum(s["queue"] for s in inf) / max(batches, 1)
-        self.agent_steps = agent_steps
+        cfg = self.config
+        out = dict(ray.get(self.controller.pool_summary.remote()))
+        out.update(ray_metrics(opt, inf, rollouts, interval, cfg.ray.buffer_samples, cfg.rollout.sample_steps,
+                               active_heroes(cfg.game.mode).shape[1], reward_weights(cfg.reward)))
         return out
 
     # ------------------------------------------------------------------ the loop
@@ -272,13 +204,13 @@ class RayRunner:
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):
                 previous[sig] = signal.signal(sig, lambda s, f: signalled.append(s))
-        win_rates: dict[str, float] = {}
-        progress = Progress(self.version, self.agent_steps, 0.0, self.elapsed_before, budget)
+        elapsed_before = self.state.elapsed
+        progress = Progress(self.version, self.agent_steps, 0.0, elapsed_before, budget)
         try:
             while not (signalled or stop()):
                 time.sleep(0.2)
                 now = time.monotonic()
-                elapsed = self.elapsed_before + now - start
+                elapsed = elapsed_before + now - start
                 self._watch()
                 if now - last_log >= cfg.ray.log_seconds:
                     metrics = self._gather(now - last_log)
@@ -287,9 +219,9 @@ class RayRunner:
                         ready, _ = ray.wait([eval_task], timeout=0)
                         if ready:
                             try:
-                                record = self._rating_done(ray.get(ready[0]))
+                                record = self.ratings.finish(ray.get(ready[0]))
                                 metrics.update(rating_metrics(record))
-                                win_rates = progress_ratings(record)
+                                self.state.win_rates = progress_ratings(record)
                             except RayActorError as exc:  # rated again by its replacement
                                 self._died(self.evaluator, exc)
                             eval_task = None
@@ -301,7 +233,7 @@ class RayRunner:
                     self.controller.log.remote(self.version, metrics)
                     progress = Progress(self.version, self.agent_steps,
                                         metrics.get("throughput/agent_steps_per_s", 0.0), elapsed, budget,
-                                        dict(win_rates))
+                                        dict(self.state.win_rates))
                     if on_progress is not None:
                         on_progress(progress)
                 else:
@@ -317,15 +249,15 @@ class RayRunner:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
         self._stop_optimizers()
-        self.elapsed_before += time.monotonic() - start
-        path = self.checkpoint(self.elapsed_before)
+        self.state.elapsed = elapsed_before + time.monotonic() - start
+        path = self.checkpoint(self.state.elapsed)
         counters = ray.get(self.controller.counters.remote())
         self.agent_steps = counters["agent_steps"]
         self.version = int(path.name)
         if signalled:
             self.say(f"stopped by signal {signalled[0]}; checkpoint {path}")
         return Progress(self.version, self.agent_steps, progress.agent_steps_per_s,
-                        self.elapsed_before, budget, dict(win_rates))
+                        self.state.elapsed, budget, dict(self.state.win_rates))
 
     def _stop_optimizers(self) -> None:
         for slot in self.rollouts:  # no new data while the optimizers stop
@@ -352,6 +284,6 @@ class RayRunner:
         rc = self.config.ray
         return (f"run {self.run_dir} | ray: {rc.rollout_workers} rollout workers x {self.config.rollout.games} games, "
                 f"{rc.inference} inference, {rc.optimizers} optimizers (batch {rc.optimizers} x "
-                f"{self.config.ppo.batch_samples}), a version every {rc.steps_per_version} steps | "
+                f"{self.config.ppo.batch_samples}), a version every {self.config.ppo.steps_per_version} steps | "
                 f"{parameter_count(Policy(self.config.policy)):,} parameters | mode {self.config.game.mode} | "
                 f"TensorBoard: tensorboard --logdir {self.run_dir / 'tb'}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import replace
 
 import numpy as np
 import ray
@@ -31,24 +30,21 @@ class OptimizerActor:
         self.controller = ray.get_actor(CONTROLLER, namespace=namespace)
         torch.manual_seed(self.config.run.seed)
         self.policy = Policy(self.config.policy)
-        ppo = replace(self.config.ppo, steps_per_version=self.config.ray.steps_per_version)
-        self.optimizer = Optimizer(self.policy, ppo)
-        target = self.config.ray.reuse_target
-        self.buffer = SampleBuffer(self.config.ray.buffer_samples, self.config.ppo.max_staleness,
-                                   math.ceil(target) if target > 0 else 0,
-                                   np.random.default_rng([self.config.run.seed, rank]))
+        self.optimizer = Optimizer(self.policy, self.config.ppo)
+        reuse = self.config.ppo.sample_reuse
+        self.buffer = SampleBuffer(self.config.ppo.max_staleness, capacity=self.config.ray.buffer_samples,
+                                   max_uses=math.ceil(reuse) if reuse > 0 else 0,
+                                   rng=np.random.default_rng([self.config.run.seed, rank]))
         self.lock = threading.Lock()  # the model (a step, a checkpoint)
         self.data = threading.Condition()  # the buffer
         self.stop_requested = False
         self.sync = None
         self.stats = self._empty()
-        self.max_staleness_seen = 0
         self.segment_sizes: list[int] = []  # samples of each segment added, in order (whole segments only)
 
     @staticmethod
     def _empty() -> dict:
-        return {"steps": 0, "train_s": 0.0, "idle_s": 0.0, "comm_s": 0.0, "add_s": 0.0, "adds": 0,
-                "stale_min": math.inf, "stale_max": -math.inf, "stale_sum": 0.0, "stale_n": 0, "consumed": 0,
+        return {"steps": 0, "train_s": 0.0, "idle_s": 0.0, "comm_s": 0.0, "add_s": 0.0, "adds": 0, "consumed": 0,
                 "produced": 0, "losses": {}, "started": time.monotonic()}
 
     def address(self) -> tuple[str, int]:
@@ -63,8 +59,7 @@ class OptimizerActor:
             self.policy.load_state_dict(to_torch(checkpoint["model"]))
             self.optimizer.load_optimizer_tensors(to_torch(checkpoint["optim"]))
             self.optimizer.load_scalars(checkpoint["scalars"])
-            self.buffer.produced = int(checkpoint["buffer"].get("produced", 0))
-            self.buffer.consumed = int(checkpoint["buffer"].get("consumed", 0))
+            self.buffer.load_state_dict(checkpoint["buffer"])
         init_group(self.rank, self.world, address, port)
         self.sync = GradientSync(self.policy, self.world)
         self.optimizer.sync = self.sync
@@ -91,12 +86,12 @@ class OptimizerActor:
 
     def _next_batch(self) -> SampleBatch | None:
         """Block until a batch is allowed (enough fresh samples, reuse under target) or a stop is asked."""
-        size, target = self.config.ppo.batch_samples, self.config.ray.reuse_target
+        size, target = self.config.ppo.batch_samples, self.config.ppo.sample_reuse
         with self.data:
             while not self.stop_requested:
                 self.buffer.prune(self.optimizer.version)
                 if target <= 0 or self.buffer.consumed + size <= target * self.buffer.produced:
-                    batch = self.buffer.take(size)
+                    batch = self.buffer.take(size, self.optimizer.version)
                     if batch is not None:
                         return batch
                 t0 = time.perf_counter()
@@ -120,7 +115,6 @@ class OptimizerActor:
                     observed = self.sync.take_observed()
                 self.sync.apply_observed(self.optimizer.return_std, observed)
                 version = self.optimizer.version
-                lag = version - batch.version
                 metrics = self.optimizer.train(batch)
                 published = self.optimizer.version != version
             if published and self.rank == 0:
@@ -131,12 +125,7 @@ class OptimizerActor:
                 s["steps"] += 1
                 s["train_s"] += t2 - t1
                 s["comm_s"] += t1 - t0
-                s["stale_min"] = min(s["stale_min"], int(lag.min()))
-                s["stale_max"] = max(s["stale_max"], int(lag.max()))
-                s["stale_sum"] += float(lag.sum())
-                s["stale_n"] += len(lag)
                 s["consumed"] += len(batch)
-                self.max_staleness_seen = max(self.max_staleness_seen, int(lag.max()))
                 for k, v in metrics.items():
                     s["losses"][k] = s["losses"].get(k, 0.0) + v
 
@@ -158,15 +147,15 @@ class OptimizerActor:
             out["consumed_total"] = self.buffer.consumed
             out["dropped_stale"] = self.buffer.dropped_stale
             out["dropped_overflow"] = self.buffer.dropped_overflow
-            out["max_staleness_seen"] = self.max_staleness_seen
+            out["staleness"] = self.buffer.staleness.take()
+            out["max_staleness_seen"] = self.buffer.staleness.max_ever
         return out
 
     def checkpoint_payload(self) -> dict:
         with self.lock:
             return {"model": to_numpy(self.policy.state_dict()), "optim": to_numpy(self.optimizer.optimizer_tensors()),
                     "scalars": self.optimizer.scalars(),
-                    "buffer": {"produced": self.buffer.produced, "consumed": self.buffer.consumed,
-                               "dropped": self.buffer.dropped_stale}}
+                    "buffer": self.buffer.state_dict()}
 
     def close(self) -> None:
         from fivestack.system.distributed import close_group

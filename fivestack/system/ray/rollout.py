@@ -14,7 +14,7 @@ from fivestack.system.config import from_dict
 from fivestack.system.distributed import normalizer_widths, observation_moments
 from fivestack.system.inference import Inference
 from fivestack.system.messages import InferenceRequest, InferenceResult
-from fivestack.system.optimizer import team_spirit
+from fivestack.system.optimizer import team_spirit_at
 from fivestack.system.pool import OpponentPool, PastOpponents
 from fivestack.system.ray import channel
 from fivestack.system.ray.messages import (CONTROLLER, batch_to_message, message_to_result, request_to_message,
@@ -135,7 +135,7 @@ class RolloutActor:
             self._refresh_pool()
             infer = self._local_infer(version) if self.n_inference == 0 else self._remote_infer(version)
             self.calls = self.channel_calls = 0
-            batch = self.worker.collect(infer, team_spirit(self.config.ppo, max(version, 0)), keep_all=True)
+            batch = self.worker.collect(infer, team_spirit_at(self.config.ppo, max(version, 0)), keep_all=True)
             t1 = time.perf_counter()
             target = self._target()
             in_flight = sum(len(p) for p in self.pending)  # earlier segments not yet in a buffer
