@@ -31,7 +31,8 @@ HOPS = {
     "buffer_add_segment_ms": "optimizer/add_segment_ms",
 }
 QUALITY = ("staleness/mean", "staleness/max", "sample_reuse", "buffer/fill", "inference/requests_per_batch",
-           "rollout/versions_behind_mean", "samples/dropped_stale", "samples/dropped_overflow")
+           "rollout/versions_behind_mean", "samples/dropped_stale", "samples/dropped_overflow",
+           "rollout/shared_memory_share")
 
 
 def weighted(records: list[dict], key: str) -> float | None:

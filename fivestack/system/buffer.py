@@ -60,9 +60,17 @@ class SampleBuffer:
         self.dropped_overflow = 0  # samples shed over capacity
         self.staleness = Staleness()
 
-    def add(self, batch: SampleBatch) -> None:
-        self.segments.append([batch, np.zeros(len(batch), np.int64), np.ones(len(batch), bool)])
-        self.produced += len(batch)
+    def add(self, batch: SampleBatch, keep: np.ndarray | None = None) -> int:
+        """Add a segment; with ``keep`` (sample indices) only those samples are in the buffer (a segment sent
+        whole, rather than copied without the samples a past version played). Returns the samples added."""
+        alive = np.ones(len(batch), bool)
+        if keep is not None:
+            alive[:] = False
+            alive[keep] = True
+        self.segments.append([batch, np.zeros(len(batch), np.int64), alive])
+        added = int(alive.sum())
+        self.produced += added
+        return added
 
     def __len__(self) -> int:
         return int(sum(seg[2].sum() for seg in self.segments))

@@ -152,6 +152,8 @@ class RayConfig:
     cpus: int = setting(0, "logical CPUs of a local Ray; 0: one per actor")
     spread: bool = setting(False, "rollout and inference actors spread over the cluster's nodes (Ray's SPREAD); "
                                   "false: Ray's default")
+    shared_memory: bool = setting(True, "requests to an inference actor on the same machine go through shared "
+                                        "memory; false: as Ray calls")
     batch_wait_ms: float = setting(2.0, "how long an inference actor waits for more workers' requests to batch")
     log_seconds: float = setting(10.0, "seconds between metrics records")
 

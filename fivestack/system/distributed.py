@@ -65,14 +65,17 @@ def normalizer_widths(policy: Policy) -> dict[str, int]:
     return {key: int(norm.mean.numel()) for key, norm in policy.norms.items()}
 
 
-def observation_moments(widths: dict[str, int], obs: dict[str, np.ndarray], returns: np.ndarray) -> np.ndarray:
+def observation_moments(widths: dict[str, int], obs: dict[str, np.ndarray], returns: np.ndarray,
+                        keep: np.ndarray | None = None) -> np.ndarray:
     """One segment's statistics for the input normalisers (keyed as ``Policy.norms``) and the reward scale, as
-    one float64 vector; cheap to send and to sum across segments and optimizers."""
+    one float64 vector; cheap to send and to sum across segments and optimizers. ``keep`` (sorted sample
+    indices): the statistics of those samples only, the same as of the segment with the others left out."""
     parts = []
     for key, width in widths.items():
-        x = normalizer_input(key, obs)
+        # with ``keep``, only the groups the normalisers read are cut down to the kept samples
+        x = normalizer_input(key, obs if keep is None else {key[4:]: obs[key[4:]][keep]})
         parts.append(_moments(x) if x.size else np.zeros(1 + 2 * width))
-    parts.append(_moments(np.asarray(returns).reshape(-1, 1)))
+    parts.append(_moments(np.asarray(returns if keep is None else returns[keep]).reshape(-1, 1)))
     return np.concatenate(parts)
 
 

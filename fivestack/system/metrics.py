@@ -72,9 +72,11 @@ def serial_metrics(info: dict, rollout_s: float, optimize_s: float, staleness: d
 
 
 def ray_metrics(opt: list[dict], inf: list[dict], ro: dict, interval: float, buffer_samples: int,
-                sample_steps: int, heroes: int, weights: np.ndarray) -> dict[str, float]:
+                sample_timesteps: int, heroes: int, weights: np.ndarray) -> dict[str, float]:
     """One logging interval of the ray runner from the optimizers' ``take_stats`` (``opt``), the inference
-    actors' (``inf``) and the controller's rollout totals (``ro``)."""
+    actors' (``inf``) and the controller's rollout totals (``ro``). ``sample_timesteps``: the game timesteps a
+    sample spans (``rollout.sample_steps`` decisions x ``rollout.decision_steps``), so that trained agent-steps
+    count timesteps x heroes, as the agent-steps played do."""
     out: dict[str, float] = {}
     stale = [o["staleness"] for o in opt if o["staleness"]]
     if stale:
@@ -103,7 +105,7 @@ def ray_metrics(opt: list[dict], inf: list[dict], ro: dict, interval: float, buf
             losses[k] = losses.get(k, 0.0) + v
     out.update({k: v / max(steps, 1) for k, v in losses.items()})
     out["throughput/agent_steps_per_s"] = ro["hero_steps"] / max(interval, 1e-9)
-    out["throughput/trained_agent_steps_per_s"] = consumed * sample_steps * heroes / max(interval, 1e-9)
+    out["throughput/trained_agent_steps_per_s"] = consumed * sample_timesteps * heroes / max(interval, 1e-9)
     out["rollout/segments"] = float(ro["segments"])
     if ro["segments"]:
         wall = max(ro["wall_s"], 1e-9)
@@ -112,6 +114,8 @@ def ray_metrics(opt: list[dict], inf: list[dict], ro: dict, interval: float, buf
         out["rollout/send_share"] = ro["send_s"] / wall
         out["rollout/send_ms"] = 1000 * ro["send_s"] / ro["segments"]
         out["rollout/inference_round_trip_ms"] = 1000 * ro["inference_s"] / max(ro["inference_calls"], 1)
+        if inf:  # the share of requests to inference actors that went through shared memory
+            out["rollout/shared_memory_share"] = ro.get("channel_calls", 0) / max(ro["inference_calls"], 1)
         out["queue/deliveries"] = float(np.mean(ro["in_flight"]))
         out["rollout/versions_behind_mean"] = float(np.mean(ro["behind"]))
         out["rollout/versions_behind_max"] = float(np.max(ro["behind"]))

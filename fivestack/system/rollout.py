@@ -80,8 +80,14 @@ def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.nd
 
 
 class RolloutWorker:
-    def __init__(self, config: TrainConfig, seed: int, opponents: OpponentSource | None = None):
+    def __init__(self, config: TrainConfig, seed: int, opponents: OpponentSource | None = None,
+                 reuse_buffers: bool = False):
+        """``reuse_buffers``: each segment's observations are written into the same arrays, which the next
+        ``collect`` overwrites (for a caller that has copied or sent the segment by then): no fresh pages for
+        the ~355 MB of a 5v5 segment at each segment."""
         self.config = config
+        self.reuse_buffers = reuse_buffers
+        self._seg_obs: dict[str, np.ndarray] | None = None
         self.opponents = opponents
         self.rng = np.random.default_rng([int(seed), 0x0770])
         game = GameConfig(mode=config.game.mode, max_seconds=config.game.max_seconds, training=config.game.training)
@@ -202,16 +208,31 @@ class RolloutWorker:
             truncated |= trunc
         return reward, terminated, truncated, info
 
-    def collect(self, infer: InferenceFn, team_spirit: float) -> SampleBatch:
-        """Play one segment (``rollout.segment_steps`` steps of every game) and return it as samples."""
+    def _segment_obs(self, first_view: dict[str, np.ndarray], n_samples: int, sample_steps: int):
+        shapes = {name: ((n_samples, arr.shape[0], sample_steps, *arr.shape[1:]), arr.dtype)
+                  for name, arr in first_view.items()}
+        cached = self._seg_obs
+        if cached is not None and all(name in cached and (cached[name].shape, cached[name].dtype) == shape
+                                      for name, shape in shapes.items()):
+            return cached
+        seg_obs = {name: np.empty(shape, dtype) for name, (shape, dtype) in shapes.items()}
+        if self.reuse_buffers:
+            self._seg_obs = seg_obs
+        return seg_obs
+
+    def collect(self, infer: InferenceFn, team_spirit: float, keep_all: bool = False) -> SampleBatch:
+        """Play one segment (``rollout.segment_steps`` steps of every game) and return it as samples.
+
+        Samples in which a past version played are not training data: they are dropped, or with ``keep_all``
+        kept and the trainable ones listed in ``info["trainable"]`` (the receiver drops the others; the
+        segment is not copied here to leave them out)."""
         steps, sample_steps = self.config.rollout.segment_steps, self.config.rollout.sample_steps
         n_samples = steps // sample_steps
         t, k = self.n_teams, self.k
         first_view = team_view(self.obs, self.heroes)
         # observations are stored sample-major from the start, (samples, teams, sample_steps, ...), so that
         # cutting the segment into samples costs nothing
-        seg_obs = {name: np.empty((n_samples, arr.shape[0], sample_steps, *arr.shape[1:]), arr.dtype)
-                   for name, arr in first_view.items()}
+        seg_obs = self._segment_obs(first_view, n_samples, sample_steps)
         actions = np.empty((steps, t, k, N_ACTION_FIELDS), np.int64)
         teacher_actions = np.full((steps, t, k, N_ACTION_FIELDS), -1, np.int64)
         log_prob = np.empty((steps, t, k), np.float32)
@@ -279,9 +300,10 @@ class RolloutWorker:
         samples = self._cut(seg_obs, actions, teacher_actions, log_prob, advantages, returns, win_target, firsts, h0,
                             c0, version)
         trainable = learner.reshape(-1, self.config.rollout.sample_steps, t).all(axis=1).reshape(-1)
-        if not trainable.all():  # drop samples in which a past version played (they are not on-policy)
+        if not trainable.all() and not keep_all:  # drop samples in which a past version played (not on-policy)
             samples = samples.select(np.flatnonzero(trainable))
-        samples.info = {"event_sums": event_sums, "hero_steps": steps * t * k * self.decision_steps, "games": self.results,
+        samples.info = {"trainable": np.flatnonzero(trainable) if keep_all else np.arange(len(samples)),
+                        "event_sums": event_sums, "hero_steps": steps * t * k * self.decision_steps, "games": self.results,
                         "reward_abs_mean": float(np.abs(rewards).mean()), "inference_seconds": inference_s,
                         "past_opponent_steps": int((~learner).sum()) * k * self.decision_steps,
                         "simulation_seconds": simulation_s}

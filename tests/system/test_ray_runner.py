@@ -118,6 +118,23 @@ def test_ray_run_advances_versions_and_reports_data_quality(ray_cluster, tmp_pat
     assert reuse and max(reuse) <= 1.0 + 1e-9  # the reuse target of 1 holds
     assert any(r.get("inference/requests_per_batch", 0) > 0 for r in lines)
     assert all(received) and all(n == SAMPLES_PER_SEGMENT for sizes in received for n in sizes)
+    # every request went to the inference actor through shared memory (one machine)
+    shares = [r["rollout/shared_memory_share"] for r in lines if "rollout/shared_memory_share" in r]
+    assert shares and all(share == 1.0 for share in shares)
+
+
+@pytest.mark.slow
+def test_ray_run_without_shared_memory_sends_requests_as_ray_calls(ray_cluster, tmp_path):
+    runner = RayRunner(small(tmp_path, "calls", "run.max_versions=3", "ray.shared_memory=false"), say=lambda m: None)
+    try:
+        final = runner.run()
+    finally:
+        runner.close()
+    assert final.version >= 3
+    lines = records(tmp_path / "calls")
+    shares = [r["rollout/shared_memory_share"] for r in lines if "rollout/shared_memory_share" in r]
+    assert shares and all(share == 0.0 for share in shares)
+    assert any(r.get("inference/requests_per_batch", 0) > 0 for r in lines)
 
 
 @pytest.mark.slow
@@ -181,6 +198,9 @@ def test_killed_rollout_and_inference_actors_are_replaced_and_training_goes_on(r
     lines = records(tmp_path / "kill")
     assert any(r.get("restarts/rollout", 0) >= 1 for r in lines)
     assert any(r.get("restarts/inference", 0) >= 1 for r in lines)
+    # the rollout worker found the replacement inference actor's shared memory (not a fallback to Ray calls)
+    after = [r for r in lines if "rollout/shared_memory_share" in r and r["version"] >= killed["inference"][1] + 2]
+    assert after and after[-1]["rollout/shared_memory_share"] == 1.0
 
 
 def train_cli(args, **kw):

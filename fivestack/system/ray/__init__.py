@@ -2,7 +2,8 @@
 cluster.
 
     RolloutActor x R --(obs, every step)--> InferenceActor x I --(actions, version)--> RolloutActor
-         |  (each plays G games of the batched env; with I = 0 it runs its own forward passes)
+         |  (each plays G games of the batched env; with I = 0 it runs its own forward passes; on one machine
+         |   the step's hop goes through shared memory and a Unix socket, across machines as a Ray call)
          +--(one 256-step segment, through the object store, as soon as it is full)--> OptimizerActor x O
     OptimizerActor x O: own experience buffer; gradients averaged by allreduce (torch.distributed, gloo/NCCL)
          rank 0, every K gradient steps --(parameters, version)--> ControllerActor (named)
@@ -12,9 +13,11 @@ cluster.
 
 The driver (``driver.RayRunner.run``) only starts, watches and restarts actors, gathers statistics and triggers
 checkpoints: it never calls an optimizer per batch. Everything that crosses an actor boundary is a dict of
-numpy arrays and plain values.
+numpy arrays and plain values (the shared-memory hop: fixed numpy arrays in one block). A segment is sent whole,
+once, with the indices of its trainable samples; the optimizer's buffer leaves the others out.
 
     messages.py    what crosses an actor boundary (numpy dicts), actor names, thread settings
+    channel.py     the rollout -> inference hop on one machine: shared memory (memfd) and a Unix socket
     controller.py  ControllerActor      inference.py  InferenceActor      rollout.py  RolloutActor
     optimizer.py   OptimizerActor       evaluator.py  EvaluatorActor      driver.py   RayRunner, init_ray
 """

@@ -42,7 +42,8 @@ class ControllerActor:
     def _empty_rollout_stats() -> dict:
         return {"segments": 0, "hero_steps": 0, "simulation_s": 0.0, "inference_s": 0.0, "send_s": 0.0,
                 "wall_s": 0.0, "behind": [], "games": [], "event_sums": np.zeros(len(EVENT_NAMES)),
-                "reward_abs_mean": [], "inference_calls": 0, "in_flight": []}
+                "reward_abs_mean": [], "inference_calls": 0, "channel_calls": 0,
+                "in_flight": []}
 
     # versions
     def publish(self, version: int, params: list, value_scale: float) -> None:
@@ -93,6 +94,7 @@ class ControllerActor:
             for key in ("simulation_s", "inference_s", "send_s", "wall_s"):
                 r[key] += float(info[key])
             r["inference_calls"] += int(info["inference_calls"])
+            r["channel_calls"] += int(info.get("channel_calls", 0))
             r["in_flight"].append(int(info["deliveries_in_flight"]))
             r["behind"].append(self.latest - int(info["version"]))
             r["games"] += info["games"]

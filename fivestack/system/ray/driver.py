@@ -195,7 +195,8 @@ class RayRunner:
         self.version = opt[0]["version"]
         cfg = self.config
         out = dict(ray.get(self.controller.pool_summary.remote()))
-        out.update(ray_metrics(opt, inf, rollouts, interval, cfg.ray.buffer_samples, cfg.rollout.sample_steps,
+        out.update(ray_metrics(opt, inf, rollouts, interval, cfg.ray.buffer_samples,
+                               cfg.rollout.sample_steps * cfg.rollout.decision_steps,
                                active_heroes(cfg.game.mode).shape[1], reward_weights(cfg.reward)))
         return out
 

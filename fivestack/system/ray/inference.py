@@ -1,4 +1,9 @@
-"""The inference actor: batches the forward passes of the rollout workers it serves."""
+"""The inference actor: batches the forward passes of the rollout workers it serves.
+
+Requests arrive by two routes into one queue: through shared memory (``channel.ChannelServer``) from workers on
+this machine, and as Ray calls (``infer``) from workers elsewhere. Requests that arrive together and ask for the
+same version go through ``fivestack.system.inference.Inference`` as one request (``concatenate_requests``), and the
+result is cut back per worker (``split_result``)."""
 
 from __future__ import annotations
 
@@ -6,15 +11,17 @@ import os
 import queue
 import threading
 import time
+import warnings
 
-import numpy as np
 import ray
 import torch
 
 from fivestack.model.policy import Policy
 from fivestack.system.config import from_dict
-from fivestack.system.ray.messages import CONTROLLER, set_threads, to_torch
-
+from fivestack.system.inference import Inference, concatenate_requests, split_result
+from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.system.ray import channel
+from fivestack.system.ray.messages import CONTROLLER, message_to_request, result_to_message, set_threads, to_torch
 
 @ray.remote(num_cpus=1, max_concurrency=64)
 class InferenceActor:
@@ -24,8 +31,10 @@ class InferenceActor:
     def __init__(self, config: dict, index: int, namespace: str):
         self.config = from_dict(config)
         set_threads(self.config)
+        # Ray's requests are read-only buffers of its object store; the forward pass only reads them
+        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
         torch.manual_seed(self.config.run.seed + 7919 * (index + 1))
-        self.policies: dict[int, tuple[Policy, float]] = {}  # version -> (policy, value_scale); a few kept
+        self.policies: dict[int, Inference] = {}  # version -> its forward pass; a few kept
         self.controller = ray.get_actor(CONTROLLER, namespace=namespace)
         self.generator = torch.Generator().manual_seed(self.config.run.seed * 1000 + index)
         self.requests: queue.Queue = queue.Queue()
@@ -34,6 +43,9 @@ class InferenceActor:
         self.wait_s = self.config.ray.batch_wait_ms / 1000.0
         rc = self.config.ray
         self.expected = len(range(index, rc.rollout_workers, rc.inference))  # the workers this actor serves
+        self.server = None
+        if rc.shared_memory and channel.available():
+            self.server = channel.ChannelServer(self._enqueue)
         threading.Thread(target=self._loop, daemon=True).start()
 
     @staticmethod
@@ -47,14 +59,29 @@ class InferenceActor:
         """Never returns: a task that fails when the actor dies (the driver's liveness probe)."""
         threading.Event().wait()
 
-    def infer(self, version: int, request: dict) -> dict:
+    def channel_address(self) -> tuple[str, str] | None:
+        """(node id, address) of the shared-memory channel, for workers on the same node; None: Ray calls only."""
+        if self.server is None:
+            return None
+        return ray.get_runtime_context().get_node_id(), self.server.address
+
+    def _enqueue(self, version: int, request: InferenceRequest, reply) -> None:
+        self.requests.put((version, request, reply))
+
+    def infer(self, version: int, message: dict) -> dict:
+        """The Ray route: one request as a message, its result as a message."""
         done = threading.Event()
-        slot: list = [version, request, done, None]
-        self.requests.put(slot)
+        out: list = []
+
+        def reply(result) -> None:
+            out.append(result)
+            done.set()
+
+        self._enqueue(version, message_to_request(message), reply)
         done.wait()
-        if isinstance(slot[3], Exception):
-            raise slot[3]
-        return slot[3]
+        if isinstance(out[0], Exception):
+            raise out[0]
+        return result_to_message(out[0])
 
     def take_stats(self) -> dict:
         with self.lock:
@@ -62,19 +89,18 @@ class InferenceActor:
         out["seconds"] = time.monotonic() - out.pop("started")
         return out
 
-    def _policy(self, version: int) -> tuple[int, Policy, float]:
+    def _inference(self, version: int) -> Inference:
         if version not in self.policies:
-            found = ray.get(self.controller.params.remote(version))
-            version, refs, scale = found
+            version, refs, scale = ray.get(self.controller.params.remote(version))
             if version not in self.policies:
-                policy = Policy(self.config.policy)
-                policy.load_state_dict(to_torch(ray.get(refs[0])))
-                policy.eval()
-                self.policies[version] = (policy, scale)
+                inference = Inference(Policy(self.config.policy))
+                inference.policy.eval()
+                inference.generator = self.generator  # one sampling stream across versions
+                inference.load(to_torch(ray.get(refs[0])), version, scale)
+                self.policies[version] = inference
                 for old in sorted(self.policies)[:-3]:
                     del self.policies[old]
-        policy, scale = self.policies[version]
-        return version, policy, scale
+        return self.policies[version]
 
     def _loop(self) -> None:
         while True:
@@ -87,40 +113,26 @@ class InferenceActor:
                     break
             waiting = self.requests.qsize()
             by_version: dict[int, list] = {}
-            for slot in batch:
-                by_version.setdefault(slot[0], []).append(slot)
-            for version, slots in by_version.items():
+            for item in batch:
+                by_version.setdefault(item[0], []).append(item)
+            for version, items in by_version.items():
                 t0 = time.perf_counter()
+                requests = [item[1] for item in items]
                 try:
-                    self._forward(version, slots)
+                    results: list = forward(self._inference(version), requests)
                 except Exception as exc:  # noqa: BLE001 - handed to the caller, whose call raises it
-                    for slot in slots:
-                        slot[3] = exc
+                    results = [exc] * len(items)
                 with self.lock:
                     s = self.stats
                     s["batches"] += 1
-                    s["requests"] += len(slots)
-                    s["teams"] += sum(len(slot[1]["first"]) for slot in slots)
+                    s["requests"] += len(items)
+                    s["teams"] += sum(len(r.first) for r in requests)
                     s["busy_s"] += time.perf_counter() - t0
                     s["queue"] += waiting
-                for slot in slots:
-                    slot[2].set()
+                for item, result in zip(items, results):
+                    item[2](result)
 
-    @torch.no_grad()
-    def _forward(self, version: int, slots: list) -> None:
-        version, policy, scale = self._policy(version)
-        reqs = [slot[1] for slot in slots]
-        obs = {k: torch.from_numpy(np.concatenate([r["obs"][k] for r in reqs])) for k in reqs[0]["obs"]}
-        state = tuple(torch.from_numpy(np.concatenate([r["state"][i] for r in reqs])) for i in range(2))
-        first = torch.from_numpy(np.concatenate([r["first"] for r in reqs]))
-        slots_t = torch.from_numpy(np.concatenate([r["hero_slots"] for r in reqs]))
-        actions, log_prob, value, win_prob, (h, c) = policy.act(obs, state, first, slots_t, self.generator)
-        at = 0
-        for slot, r in zip(slots, reqs):
-            t, k = r["hero_slots"].shape
-            rows = slice(at, at + t)
-            srows = slice(at * k, (at + t) * k)
-            slot[3] = {"actions": actions[rows].numpy(), "log_prob": log_prob[rows].numpy(),
-                       "value": value[rows].numpy() * scale, "win_prob": win_prob[rows].numpy(),
-                       "state": (h[srows].numpy(), c[srows].numpy()), "version": version}
-            at += t
+
+def forward(inference: Inference, requests: list[InferenceRequest]) -> list[InferenceResult]:
+    """One forward pass for several workers' requests: ``Inference`` on their concatenation, cut back."""
+    return split_result(inference(concatenate_requests(requests)), [len(r.first) for r in requests])

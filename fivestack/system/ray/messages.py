@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from fivestack.system.config import TrainConfig
-from fivestack.system.messages import SAMPLE_ARRAYS, SampleBatch
+from fivestack.system.messages import SAMPLE_ARRAYS, InferenceRequest, InferenceResult, SampleBatch
 
 CONTROLLER = "controller"  # the controller actor's name in the run's namespace
 KEEP_VERSIONS = 8  # parameter versions the controller keeps for workers that ask for one by number
@@ -22,6 +22,25 @@ def batch_to_message(batch: SampleBatch) -> dict:
 def message_to_batch(message: dict) -> SampleBatch:
     obs = {k[4:]: v for k, v in message.items() if k.startswith("obs.")}
     return SampleBatch(obs=obs, **{k: message[k] for k in SAMPLE_ARRAYS})
+
+
+def request_to_message(request: InferenceRequest) -> dict:
+    """A request for the Ray call (the fallback hop across machines; ``channel.py`` on one machine)."""
+    return {"obs": request.obs, "hero_slots": request.hero_slots, "state": request.state, "first": request.first}
+
+
+def message_to_request(message: dict) -> InferenceRequest:
+    return InferenceRequest(message["obs"], message["hero_slots"], tuple(message["state"]), message["first"])
+
+
+def result_to_message(result: InferenceResult) -> dict:
+    return {"actions": result.actions, "log_prob": result.log_prob, "value": result.value,
+            "win_prob": result.win_prob, "state": result.state, "version": result.version}
+
+
+def message_to_result(message: dict) -> InferenceResult:
+    return InferenceResult(message["actions"], message["log_prob"], message["value"], message["win_prob"],
+                           tuple(message["state"]), message["version"])
 
 
 def to_numpy(tensors: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:

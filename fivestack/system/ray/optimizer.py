@@ -73,16 +73,16 @@ class OptimizerActor:
 
     def add_segment(self, message: dict) -> int:
         t0 = time.perf_counter()
-        batch = message_to_batch(message)
+        batch = message_to_batch(message)  # views of the object store's copy: nothing copied here
         with self.data:
             self.sync.add_observed(message["moments"])
-            self.buffer.add(batch)
-            self.segment_sizes.append(len(batch))
-            self.stats["produced"] += len(batch)
+            added = self.buffer.add(batch, message.get("keep"))  # only the trainable samples
+            self.segment_sizes.append(added)
+            self.stats["produced"] += added
             self.data.notify_all()
             self.stats["add_s"] += time.perf_counter() - t0
             self.stats["adds"] += 1
-        return len(batch)
+        return added
 
     def _next_batch(self) -> SampleBatch | None:
         """Block until a batch is allowed (enough fresh samples, reuse under target) or a stop is asked."""

@@ -7,17 +7,19 @@ import time
 from pathlib import Path
 
 import ray
-import torch
 from ray.exceptions import RayActorError
 
 from fivestack.model.policy import Policy
 from fivestack.system.config import from_dict
 from fivestack.system.distributed import normalizer_widths, observation_moments
+from fivestack.system.inference import Inference
 from fivestack.system.messages import InferenceRequest, InferenceResult
 from fivestack.system.optimizer import team_spirit_at
 from fivestack.system.pool import OpponentPool, PastOpponents
-from fivestack.system.ray.messages import CONTROLLER, batch_to_message, set_threads, to_torch
-from fivestack.system.rollout import RolloutWorker
+from fivestack.system.ray import channel
+from fivestack.system.ray.messages import (CONTROLLER, batch_to_message, message_to_result, request_to_message,
+                                           set_threads, to_torch)
+from fivestack.system.rollout import RolloutWorker, team_view
 
 
 @ray.remote(num_cpus=1, max_concurrency=2)
@@ -40,17 +42,18 @@ class RolloutActor:
             opponents = PastOpponents(self.pool_view, self.config.policy, seed,
                                       lambda v: to_torch(ray.get(self.controller.pool_weights.remote(v))))
         self._refresh_pool()
-        self.worker = RolloutWorker(self.config, seed=seed, opponents=opponents)
+        # the segment's observations are sent (copied into the object store) before the next one overwrites them
+        self.worker = RolloutWorker(self.config, seed=seed, opponents=opponents, reuse_buffers=True)
         self.widths = normalizer_widths(Policy(self.config.policy))
         self.n_inference = self.config.ray.inference
         self.inference = [None] * self.n_inference
-        self.policy: Policy | None = None
-        self.local_version = -1
-        self.value_scale = 1.0
-        self.generator = torch.Generator().manual_seed(seed)
+        self.channel: channel.ChannelClient | None = None  # shared memory to the inference actor, if on this node
+        self.local: Inference | None = None  # with ray.inference = 0: this worker's own forward passes
+        self.seed = seed
         self.sent = 0
         self.pending: list[list] = [[] for _ in optimizers]  # unfinished deliveries per optimizer
         self.calls = 0
+        self.channel_calls = 0
 
     def pid(self) -> int:
         return os.getpid()
@@ -63,46 +66,56 @@ class RolloutActor:
             try:
                 if self.inference[i] is None:
                     self.inference[i] = ray.get_actor(f"inference-{i}", namespace=self.namespace)
+                    self._open_channel(self.inference[i])
                 return self.inference[i]
             except ValueError:  # being restarted by the driver
                 time.sleep(0.5)
+
+    def _open_channel(self, actor) -> None:
+        """Shared memory to ``actor`` when it runs on this node (else the Ray call is the route)."""
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+        if not (self.config.ray.shared_memory and channel.available()):
+            return
+        found = ray.get(actor.channel_address.remote())
+        if found is None or found[0] != ray.get_runtime_context().get_node_id():
+            return
+        request = InferenceRequest(team_view(self.worker.obs, self.worker.heroes), self.worker.hero_slots,
+                                   self.worker.state, self.worker.first)
+        self.channel = channel.ChannelClient(found[1], channel.Layout.for_request(request, self.worker.n_teams))
 
     def _remote_infer(self, version: int):
         i = self.index % self.n_inference
 
         def infer(request: InferenceRequest) -> InferenceResult:
-            message = {"obs": request.obs, "hero_slots": request.hero_slots, "state": request.state,
-                       "first": request.first}
             while True:
                 try:
-                    out = ray.get(self._inference_actor(i).infer.remote(version, message))
+                    actor = self._inference_actor(i)
+                    if self.channel is not None and self.channel.fits(request):
+                        result = self.channel(version, request)
+                        self.channel_calls += 1
+                    else:
+                        result = message_to_result(ray.get(actor.infer.remote(version, request_to_message(request))))
                     break
-                except RayActorError:  # the inference actor died: wait for its replacement, ask again
-                    self.inference[i] = None
+                except (RayActorError, channel.ChannelClosed):  # the inference actor died: wait for its
+                    self.inference[i] = None                     # replacement, ask again
                     time.sleep(0.5)
             self.calls += 1
-            return InferenceResult(out["actions"], out["log_prob"], out["value"], out["win_prob"],
-                                   tuple(out["state"]), out["version"])
+            return result
         return infer
 
     def _local_infer(self, version: int):
-        if version != self.local_version:
-            found = ray.get(self.controller.params.remote(version))
-            self.local_version, refs, self.value_scale = found
-            if self.policy is None:
-                self.policy = Policy(self.config.policy)
-                self.policy.eval()
-            self.policy.load_state_dict(to_torch(ray.get(refs[0])))
+        if self.local is None or version != self.local.version:
+            found, refs, scale = ray.get(self.controller.params.remote(version))
+            if self.local is None:
+                self.local = Inference(Policy(self.config.policy), seed=self.seed)
+                self.local.policy.eval()
+            self.local.load(to_torch(ray.get(refs[0])), found, scale)
 
-        @torch.no_grad()
         def infer(request: InferenceRequest) -> InferenceResult:
-            obs = {k: torch.from_numpy(v) for k, v in request.obs.items()}
-            state = (torch.from_numpy(request.state[0]), torch.from_numpy(request.state[1]))
-            actions, log_prob, value, win_prob, (h, c) = self.policy.act(
-                obs, state, torch.from_numpy(request.first), torch.from_numpy(request.hero_slots), self.generator)
             self.calls += 1
-            return InferenceResult(actions.numpy(), log_prob.numpy(), value.numpy() * self.value_scale,
-                                   win_prob.numpy(), (h.numpy(), c.numpy()), self.local_version)
+            return self.local(request)
         return infer
 
     def _target(self) -> int:
@@ -121,14 +134,20 @@ class RolloutActor:
             version = ray.get(self.controller.latest_version.remote())
             self._refresh_pool()
             infer = self._local_infer(version) if self.n_inference == 0 else self._remote_infer(version)
-            self.calls = 0
-            batch = self.worker.collect(infer, team_spirit_at(self.config.ppo, max(version, 0)))
+            self.calls = self.channel_calls = 0
+            batch = self.worker.collect(infer, team_spirit_at(self.config.ppo, max(version, 0)), keep_all=True)
             t1 = time.perf_counter()
             target = self._target()
             in_flight = sum(len(p) for p in self.pending)  # earlier segments not yet in a buffer
+            # sent whole with the trainable samples' indices: the optimizer's buffer leaves the others out, so
+            # the segment is copied once (into the object store), not first into a smaller copy of itself
+            keep = batch.info["trainable"]
             message = batch_to_message(batch)
-            # the normalisers' statistics are computed here, in parallel, rather than in the busy optimizer
-            message["moments"] = observation_moments(self.widths, batch.obs, batch.returns)
+            message["keep"] = keep
+            # the normalisers' statistics (of the trainable samples) are computed here, in parallel, rather than
+            # in the busy optimizer
+            message["moments"] = observation_moments(self.widths, batch.obs, batch.returns,
+                                                     None if len(keep) == len(batch) else keep)
             ref = ray.put(message)
             self.pending[target].append(self.optimizers[target].add_segment.remote(ref))
             del ref
@@ -140,4 +159,5 @@ class RolloutActor:
                 "inference_s": info["inference_seconds"], "send_s": t2 - t1, "wall_s": t2 - t0,
                 "version": int(batch.version.min()), "games": info["games"], "event_sums": info["event_sums"],
                 "reward_abs_mean": info["reward_abs_mean"], "inference_calls": self.calls,
+                "channel_calls": self.channel_calls,
                 "deliveries_in_flight": in_flight})
