@@ -41,10 +41,10 @@ class BatchedEnv:
         self._started = False
 
     # ------------------------------------------------------------------ API
-    def reset(self, seed: int | np.ndarray = 0) -> dict[str, np.ndarray]:
-        """Start every game; an int seed gives game i the seed ``seed + i``."""
+    def reset(self, seed: int | np.ndarray = 0, features=None) -> dict[str, np.ndarray]:
+        """Start every game; an int seed gives game i the seed ``seed + i`` (``features``: see ``reset_games``)."""
         seeds = self._seeds(seed, self.n_games)
-        self.reset_games(self._all, seeds)
+        self.reset_games(self._all, seeds, features)
         self._started = True
         return self.obs
 
