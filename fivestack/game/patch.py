@@ -497,8 +497,8 @@ class Feature:
 
 FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("rich_creeps", 1, "a lane creep's (melee, ranged, siege, super) last-hit gold is multiplied by "
-                              "Rules.rich_creeps_bounty (1.25: melee 40 -> 50, ranged 50 -> 62.5, siege 70 -> 87.5); "
-                              "neutrals, buildings, couriers and denies are unchanged"),
+                              "Rules.rich_creeps_bounty (1.25: melee 40 -> 50, ranged 50 -> 62.5, siege 70 -> "
+                              "87.5); neutrals, buildings, couriers and denies are unchanged"),
 )}
 F_RICH_CREEPS = FEATURES["rich_creeps"].bit  # the kernels test ``D.features[g] & F_RICH_CREEPS``
 

@@ -60,8 +60,8 @@ class Annealing:
     @classmethod
     def start(cls, config, version: int) -> "Annealing":
         """Annealing ``config.feature`` (an ``AnnealConfig``) from ``version`` on, at ``config.start_share``."""
-        return cls(config.feature, version, version, config.start_share, (1.0 - config.start_share) / config.versions,
-                   config.drop_sigmas, config.slowdown)
+        rate = (1.0 - config.start_share) / config.versions
+        return cls(config.feature, version, version, config.start_share, rate, config.drop_sigmas, config.slowdown)
 
     @classmethod
     def from_state(cls, config, state: dict, version: int) -> "Annealing | None":

@@ -163,36 +163,63 @@ def test_without_an_annealed_feature_no_game_has_it_and_nothing_is_drawn():
 
 
 # ---------------------------------------------------------------------------------------------- the serial runner
-def test_the_serial_runner_anneals_logs_and_reverts_on_its_real_ratings(tmp_path):
-    """A tiny run rated every 2 versions by its in-process evaluator: every segment's logged share is the one
-    the schedule gives after the ratings logged before it (replayed here from metrics.jsonl), and the
-    checkpoint holds the schedule's state, which a resumed runner reads back."""
-    config = load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='a'", "game.mode='1v1'",
-                                "game.max_seconds=2.0", "rollout.games=2", "rollout.segment_steps=32",
-                                "ppo.batch_samples=4", "ppo.steps_per_version=1", "policy.lstm_size=16",
-                                "run.torch_threads=1", "pool.past_fraction=0.0", "pool.add_every_versions=2",
-                                "eval.every_versions=2", "eval.in_process=true", "eval.games=2",
-                                "eval.calibration_games=2", "eval.max_seconds=10.0", "run.max_versions=6",
-                                "anneal.feature='rich_creeps'", "anneal.versions=4", "anneal.drop_sigmas=0.01"])
-    runner = SerialRunner(config)
-    runner.run()
-    runner.close()
-    lines = [json.loads(line) for line in (runner.run_dir / "metrics.jsonl").read_text().splitlines()]
-    replay = Annealing.start(config.anneal, version=0)
-    collected_at, segments, ratings = 0, 0, 0
+def replay_log(lines: list[dict], annealing: Annealing, collected_at: int) -> tuple[int, int]:
+    """Check every segment's logged share against ``annealing`` fed the ratings logged before it, in order;
+    returns (segments, ratings) seen. ``collected_at``: the version the first segment was collected at."""
+    segments = ratings = 0
     for line in lines:
         if "eval/trueskill_mu" in line:
-            replay.on_rating(int(line["eval/rated_version"]), line["eval/trueskill_mu"], line["eval/trueskill_sigma"])
+            annealing.on_rating(int(line["eval/rated_version"]), line["eval/trueskill_mu"],
+                                line["eval/trueskill_sigma"])
             ratings += 1
         elif "anneal/share" in line:
-            assert line["anneal/share"] == pytest.approx(replay.share(collected_at))
+            assert line["anneal/share"] == pytest.approx(annealing.share(collected_at))
             assert 0 <= line["anneal/games_with_feature"] <= line["anneal/games_started"] > 0
-            assert line["anneal/reverts"] == replay.reverts
+            assert line["anneal/reverts"] == annealing.reverts
             collected_at = line["version"]
             segments += 1
-    assert segments == 3 and ratings >= 3
-    state = json.loads(sorted((runner.run_dir / "checkpoints").iterdir())[-1].joinpath("state.json").read_text())
+    return segments, ratings
+
+
+def test_the_serial_runner_anneals_on_its_real_ratings_and_reverts_after_a_drop(tmp_path):
+    """A tiny run rated every 2 versions by its in-process evaluator, annealing over 8 versions: every segment's
+    logged share is the schedule's after the ratings logged before it (replayed from metrics.jsonl) and the
+    checkpoint holds the schedule's state. Then its state is hand-set as if its best rating had been mu = 100
+    and the run resumed: its next real rating (an untrained policy, near 0) is a drop, so the share goes back to
+    0 and the rate halves (0.125 -> 0.0625 per version), and again at the rating after."""
+    def config(max_versions: int):
+        return load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='a'", "game.mode='1v1'",
+                                  "game.max_seconds=2.0", "rollout.games=2", "rollout.segment_steps=32",
+                                  "ppo.batch_samples=4", "ppo.steps_per_version=1", "policy.lstm_size=16",
+                                  "run.torch_threads=1", "pool.past_fraction=0.0", "pool.add_every_versions=2",
+                                  "eval.every_versions=2", "eval.in_process=true", "eval.games=2",
+                                  "eval.calibration_games=2", "eval.max_seconds=10.0", "anneal.versions=8",
+                                  f"run.max_versions={max_versions}", "anneal.feature='rich_creeps'"])
+
+    runner = SerialRunner(config(4))
+    runner.run()
+    runner.close()
+    metrics = runner.run_dir / "metrics.jsonl"
+    lines = [json.loads(line) for line in metrics.read_text().splitlines()]
+    replay = Annealing.start(config(4).anneal, version=0)
+    assert replay_log(lines, replay, 0) == (2, 3)  # segments at versions 0 and 2; ratings of 0, 2 and 4
+    assert replay.reverts == 0 and replay.share(4) == 0.5
+    state_path = sorted((runner.run_dir / "checkpoints").iterdir())[-1] / "state.json"
+    state = json.loads(state_path.read_text())
     assert state["anneal"] == replay.state_dict()
-    resumed = SerialRunner(config, resume=runner.run_dir)
+
+    state["anneal"]["best_mu"] = 100.0  # hand-set: the best rating since annealing began, at share 0
+    state["anneal"]["best_share"] = 0.0
+    state_path.write_text(json.dumps(state))
+    resumed = SerialRunner(config(8), resume=runner.run_dir)
+    assert resumed.annealing.best_mu == 100.0 and resumed.annealing.share(4) == 0.5
+    resumed.run()
     resumed.close()
+    replay = Annealing.from_state(config(8).anneal, state["anneal"], 4)
+    later = [json.loads(line) for line in metrics.read_text().splitlines()][len(lines):]
+    assert replay_log(later, replay, 4) == (2, 2)  # segments at versions 4 and 6; ratings of 6 and 8
+    assert replay.reverts == 2 and replay.anchor_version == 8 and replay.anchor_share == 0.0
+    assert replay.rate == pytest.approx(0.125 / 4)
+    shares = [line["anneal/share"] for line in later if "anneal/share" in line]
+    assert shares == [0.5, 0.0]  # at version 4 as before; at 6, after the revert of version 6's rating
     assert resumed.annealing == replay

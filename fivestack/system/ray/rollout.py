@@ -123,8 +123,8 @@ class RolloutActor:
             self._refresh_pool()
             infer = self._local_infer(version) if self.n_inference == 0 else self._remote_infer(version)
             if self.config.anneal.feature:  # the share of new games with the annealed feature, at this version
-                annealing = Annealing.from_state(self.config.anneal, ray.get(self.controller.anneal_state.remote()), 0)
-                self.worker.feature_share = annealing.share(max(version, 0))
+                state = ray.get(self.controller.anneal_state.remote())
+                self.worker.feature_share = Annealing.from_state(self.config.anneal, state, 0).share(max(version, 0))
             self.calls = 0
             batch = self.worker.collect(infer, team_spirit_at(self.config.ppo, max(version, 0)))
             t1 = time.perf_counter()
