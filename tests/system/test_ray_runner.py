@@ -254,11 +254,11 @@ def test_ray_run_anneals_a_feature_with_the_drivers_schedule(ray_cluster, tmp_pa
     evaluator's ratings reach the schedule, and the checkpoint holds it."""
     config = small(tmp_path, "anneal", "run.max_versions=400", "game.max_seconds=2.0", "pool.add_every_versions=2",
                    "eval.every_versions=4", "eval.games=2", "eval.calibration_games=2", "eval.max_seconds=8.0",
-                   "eval.opponents=random,scripted", "anneal.feature='rich_creeps'", "anneal.versions=8")
+                   "eval.opponents=random,scripted", "anneal.feature='rich_creeps'", "anneal.versions=4")
     runner = RayRunner(config, say=lambda m: None)
     rated = []
     try:
-        runner.run(on_progress=lambda p: rated.append("TrueSkill" in p.win_rates and p.version >= 8),
+        runner.run(on_progress=lambda p: rated.append("TrueSkill" in p.win_rates and p.version >= 4),
                    stop=lambda: any(rated))
     finally:
         runner.close()
