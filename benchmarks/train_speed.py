@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from fivestack.system.config import ConfigError, load_config
-from fivestack.system.optimizer import team_spirit
+from fivestack.system.optimizer import team_spirit_at
 from fivestack.system.serial import SerialRunner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,7 +112,7 @@ def optimizer_speed(runner: SerialRunner, seconds: float, warmup_steps: int = 2)
     a freshly played segment (each step copies the batch to the device and reads its losses back, so the
     clock never runs ahead of the GPU)."""
     config = runner.config
-    segment = runner.worker.collect(runner.inference, team_spirit(config.ppo, runner.optimizer.version))
+    segment = runner.worker.collect(runner.inference, team_spirit_at(config.ppo, runner.optimizer.version))
     n = config.ppo.batch_samples
     batch = segment.select(np.arange(n) % len(segment))
     heroes = batch.hero_slots.shape[1]

@@ -41,22 +41,23 @@ class BatchedEnv:
         self._started = False
 
     # ------------------------------------------------------------------ API
-    def reset(self, seed: int | np.ndarray = 0) -> dict[str, np.ndarray]:
-        """Start every game; an int seed gives game i the seed ``seed + i``."""
+    def reset(self, seed: int | np.ndarray = 0, features=None) -> dict[str, np.ndarray]:
+        """Start every game; an int seed gives game i the seed ``seed + i`` (``features``: see ``reset_games``)."""
         seeds = self._seeds(seed, self.n_games)
-        self.reset_games(self._all, seeds)
+        self.reset_games(self._all, seeds, features)
         self._started = True
         return self.obs
 
-    def reset_games(self, which, seeds) -> None:
-        """Restart only the games in ``which`` (the others keep playing); their observations are rewritten."""
+    def reset_games(self, which, seeds, features=None) -> None:
+        """Restart only the games in ``which`` (the others keep playing); their observations are rewritten.
+        ``features``: each restarted game's feature mask (``game.patch.FEATURES`` bits; None: the patch's)."""
         which = np.asarray(which, dtype=np.int64).reshape(-1)
         if which.size == 0:
             return
         if which.min() < 0 or which.max() >= self.n_games:
             raise ValueError(f"game indices must lie in [0, {self.n_games}); got {which.tolist()}")
         seeds = self._seeds(seeds, which.size)
-        self.game.reset(seeds, which)
+        self.game.reset(seeds, which, features)
         self.obs["previous_action"][which] = 0.0
         observation.encode(self.game.state, self.game.data, self._obs_buffers, which)
         self._started = True

@@ -16,7 +16,7 @@ from fivestack.game.layout import (
     N_DELAY, N_EVENTS, N_GI, N_HEROES, N_HF, N_HI, N_IT, N_ITEM_SLOTS, N_OFFSET, N_PJ, N_PRIMARY, N_UF, N_UI,
     STASH,
 )
-from fivestack.game.patch import PATCH_VERSION, Patch, check_columns
+from fivestack.game.patch import PATCH_VERSION, PATCHES, Patch, check_columns
 from fivestack.game.state import Data, Scratch, State
 
 MODES = {"5v5": MODE_5V5, "1v1": MODE_1V1_MID}
@@ -31,15 +31,15 @@ class GameConfig:
     training: bool = False  # randomise scripted item and skill builds around the fixed ones
     radiant: tuple[str, ...] = ()  # hero names; empty = the patch's heroes in order
     dire: tuple[str, ...] = ()
-    patch: str = PATCH_VERSION
+    patch: str = PATCH_VERSION  # a version of game.patch.PATCHES: the features every game plays with
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"game mode {self.mode!r} is unknown; use one of {sorted(MODES)}")
         if not self.max_seconds > 0:
             raise ValueError(f"max_seconds must be positive, got {self.max_seconds}")
-        if self.patch != PATCH_VERSION:
-            raise ValueError(f"patch {self.patch!r} is not available; this build has patch {PATCH_VERSION!r}")
+        if self.patch not in PATCHES:
+            raise ValueError(f"patch {self.patch!r} is not available; patches: {sorted(PATCHES)}")
 
 
 def xp_table() -> np.ndarray:
@@ -48,8 +48,9 @@ def xp_table() -> np.ndarray:
     return np.cumsum(per_level)
 
 
-def make_data(patch: Patch) -> Data:
-    """The read-only tables the kernels take as ``D``: the patch's and the map's."""
+def make_data(patch: Patch, n_games: int = 1) -> Data:
+    """The read-only tables the kernels take as ``D``: the patch's and the map's, and each game's feature mask
+    (the patch's features; ``GameBatch.reset`` sets a game's own when it starts)."""
     g = geometry
     return Data(
         hero_table=patch.hero_table, ability_table=patch.ability_table, item_table=patch.item_table,
@@ -58,7 +59,7 @@ def make_data(patch: Patch) -> Data:
         building_kind=g.BUILDING_KIND, building_subtype=g.BUILDING_SUBTYPE, building_lane=g.BUILDING_LANE,
         building_row=g.BUILDING_ROW, building_protectors=g.BUILDING_PROTECTORS, building_needed=g.BUILDING_NEEDED,
         camps=g.CAMPS, big_neutral=g.BIG_NEUTRAL, rune_spots=g.RUNE_SPOTS, fountain=g.FOUNTAIN, ancient=g.ANCIENT,
-        xp_table=xp_table(),
+        xp_table=xp_table(), features=np.full(n_games, patch.features, np.int64),
     )
 
 
@@ -96,10 +97,10 @@ class GameBatch:
         if n_games < 1:
             raise ValueError(f"n_games must be at least 1, got {n_games}")
         self.config = config or GameConfig()
-        self.patch = patch or Patch()
+        self.patch = patch or Patch(self.config.patch)
         check_columns(self.patch)  # a patch's tables may have been edited after it was built
         self.n_games = n_games
-        self.data = make_data(self.patch)
+        self.data = make_data(self.patch, n_games)
         self.state = new_state(n_games, self.patch.item_builds.shape[1])
         self.scratch = Scratch(vision_sources=np.zeros((2, MAX_UNITS, 3), np.float32))
         self.mode = MODES[self.config.mode]
@@ -121,10 +122,13 @@ class GameBatch:
         self._noop[..., ACT_TARGET] = -1
 
     # ------------------------------------------------------------------ control
-    def reset(self, seeds, which=None) -> None:
-        """Start fresh games: ``seeds[i]`` for game ``which[i]`` (all games when ``which`` is None)."""
+    def reset(self, seeds, which=None, features=None) -> None:
+        """Start fresh games: ``seeds[i]`` for game ``which[i]`` (all games when ``which`` is None), each with
+        the feature mask ``features[i]`` (bits of ``patch.FEATURES``; None: the patch's own features)."""
         which = np.arange(self.n_games) if which is None else np.asarray(which, dtype=np.int64).reshape(-1)
         seeds = np.broadcast_to(np.asarray(seeds, dtype=np.uint64), which.shape).astype(np.uint64)
+        features = self.patch.features if features is None else features
+        self.data.features[which] = np.broadcast_to(np.asarray(features, dtype=np.int64), which.shape)
         kernels.reset_games(self.state, self.data, self.scratch, which.astype(np.int64), seeds, self.mode,
                             int(self.config.training), self.max_frames, self.hero_types)
 
@@ -153,6 +157,11 @@ class GameBatch:
     @property
     def events(self) -> np.ndarray:
         return self.state.events
+
+    @property
+    def features(self) -> np.ndarray:
+        """(games,) the feature mask each game plays with (bits of ``patch.FEATURES``)."""
+        return self.data.features
 
 
 def sanitize_actions(actions, n_games: int) -> np.ndarray:

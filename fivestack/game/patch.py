@@ -16,6 +16,9 @@ Map of this file:
   ints at import time, so Numba folds them into the kernels as constants.
 * ``Patch``: builds the float64 tables; ``check_columns`` proves every named column of every table holds
   the attribute it names (run for every ``Patch`` built and when ``game.engine`` is imported).
+* patch versions: ``FEATURES`` (a rule a game can switch on by itself, one bit each of a game's feature mask,
+  ``Data.features[g]``) and ``PATCHES`` (each version: the features every game of it plays with). A version
+  adds features on top of the tables, which stay the same, so games of several versions share one batch.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import numpy as np
 
 from fivestack.game.layout import T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET
 
-PATCH_VERSION = "0.1"
+PATCH_VERSION = "0.1"  # the default game, the one every benchmark measures
 
 # what an item's active does (the item table's ``active`` column)
 ACT_NONE, ACT_HEAL_OVER_TIME, ACT_MANA_OVER_TIME, ACT_TELEPORT, ACT_BLINK, ACT_STUN, ACT_AREA_HEAL = 0, 1, 2, 3, 4, 5, 6
@@ -352,6 +355,7 @@ class Rules:
     courier_respawn: float = 60.0
     creep_vs_building: float = 0.25  # lane creeps' attacks on buildings (Dota's structure armor type)
     siege_vs_building: float = 1.0
+    rich_creeps_bounty: float = 1.25  # feature "rich_creeps" (patch 0.2): lane creeps' last-hit gold x this
 
     def vector(self) -> np.ndarray:
         return np.array(table_row(self), dtype=np.float64)
@@ -478,6 +482,55 @@ R_BOUNTY_GOLD = RULE_COLUMNS.index("bounty_rune_gold")
 R_COURIER_RESPAWN = RULE_COLUMNS.index("courier_respawn")
 R_CREEP_VS_BUILDING = RULE_COLUMNS.index("creep_vs_building")
 R_SIEGE_VS_BUILDING = RULE_COLUMNS.index("siege_vs_building")
+R_RICH_CREEPS_BOUNTY = RULE_COLUMNS.index("rich_creeps_bounty")
+
+
+# ---------------------------------------------------------------- patch versions
+@dataclass(frozen=True)
+class Feature:
+    """A rule a game can play with or without, chosen per game at reset (bit ``bit`` of its feature mask)."""
+
+    name: str
+    bit: int
+    description: str
+
+
+FEATURES: dict[str, Feature] = {f.name: f for f in (
+    Feature("rich_creeps", 1, "a lane creep's (melee, ranged, siege, super) last-hit gold is multiplied by "
+                              "Rules.rich_creeps_bounty (1.25: melee 40 -> 50, ranged 50 -> 62.5, siege 70 -> "
+                              "87.5); neutrals, buildings, couriers and denies are unchanged"),
+)}
+F_RICH_CREEPS = FEATURES["rich_creeps"].bit  # the kernels test ``D.features[g] & F_RICH_CREEPS``
+
+
+@dataclass(frozen=True)
+class PatchVersion:
+    version: str
+    features: tuple[str, ...]  # on in every game of this version
+    notes: str
+
+
+PATCHES: dict[str, PatchVersion] = {p.version: p for p in (
+    PatchVersion("0.1", (), "the standard game"),
+    PatchVersion("0.2", ("rich_creeps",), "0.1 with lane creeps worth 25% more gold (feature rich_creeps)"),
+)}
+
+
+def feature_mask(names) -> int:
+    """The feature mask (bits of ``FEATURES``) of the feature names ``names``."""
+    mask = 0
+    for name in names:
+        if name not in FEATURES:
+            raise ValueError(f"game feature {name!r} is unknown; features: {sorted(FEATURES)}")
+        mask |= FEATURES[name].bit
+    return mask
+
+
+def patch_features(version: str) -> int:
+    """The feature mask every game of patch ``version`` plays with."""
+    if version not in PATCHES:
+        raise ValueError(f"patch {version!r} is not available; patches: {sorted(PATCHES)}")
+    return feature_mask(PATCHES[version].features)
 
 
 @dataclass
@@ -490,6 +543,7 @@ class Patch:
     rules: Rules = field(default_factory=Rules)
 
     def __post_init__(self) -> None:
+        self.features = patch_features(self.version)  # every game's features (a game may add more at reset)
         self.abilities = tuple(a for h in self.heroes for a in h.abilities)  # row i of ability_table
         self.ability_table = np.array([table_row(a) for a in self.abilities], dtype=np.float64)
         hero_rows, first_ability = [], 0

@@ -66,6 +66,7 @@ class Data(NamedTuple):
     fountain: np.ndarray  # (2, 2) fountain positions per team
     ancient: np.ndarray  # (2, 2) ancient positions per team
     xp_table: np.ndarray  # (26,) total experience needed to pass each level
+    features: np.ndarray  # (games,) int64: each game's feature mask (patch.FEATURES bits), set when it starts
 
 
 class Scratch(NamedTuple):

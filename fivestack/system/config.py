@@ -1,6 +1,6 @@
 """Run configuration: one dataclass per component, with the paper's defaults and our CPU-scale choices
 marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[reward]``, ``[ppo]``, ``[policy]``,
-``[pool]``, ``[eval]``, ``[ray]``)
+``[pool]``, ``[eval]``, ``[anneal]``, ``[ray]``)
 with ``--set section.key=value`` overrides; an unknown key or a value of the wrong type is one clear error.
 """
 
@@ -16,6 +16,7 @@ import numpy as np
 
 from fivestack.bots.agents import AGENTS as TRAINING_BOTS
 from fivestack.env.events import EVENT_NAMES, PAPER_WEIGHTS
+from fivestack.game.patch import FEATURES, PATCH_VERSION, PATCHES
 from fivestack.model.policy import PolicyConfig
 
 
@@ -50,6 +51,7 @@ class GameSettings:
     max_seconds: float = setting(1200.0, "training games end (truncated) after this many game seconds; ours: the "
                                          "paper plays to the end")
     training: bool = setting(True, "randomise the scripted item and skill builds around each hero's")
+    patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1, 0.2)")
 
 
 @dataclass
@@ -139,6 +141,17 @@ class EvalConfig:
 
 
 @dataclass
+class AnnealConfig:
+    """A new game feature switched on in a growing share of training games (``system/annealing.py``)."""
+
+    feature: str = setting("", "the feature annealed in (game.patch.FEATURES, e.g. rich_creeps); empty: none")
+    start_share: float = setting(0.0, "share of training games with the feature when annealing begins")
+    versions: int = setting(100, "versions from start_share to 100% of games at the first rate")
+    drop_sigmas: float = setting(2.0, "revert when TrueSkill mu falls more than this x its sigma below the best")
+    slowdown: float = setting(0.5, "each revert multiplies the rate (share per version) by this (paper: slower)")
+
+
+@dataclass
 class RayConfig:
     """The ray runner (``fivestack train --runner ray``); the serial runner ignores this section."""
 
@@ -168,6 +181,7 @@ class TrainConfig:
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    anneal: AnnealConfig = field(default_factory=AnnealConfig)
     ray: RayConfig = field(default_factory=RayConfig)
 
     def to_dict(self) -> dict:
@@ -318,6 +332,10 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("eval", "near_points"): (0, None, False, False),
     ("eval", "calibration_games"): (1, None, True, False),
     ("eval", "max_seconds"): (0, None, False, False),
+    ("anneal", "start_share"): (0, 1, True, False),
+    ("anneal", "versions"): (1, None, True, False),
+    ("anneal", "drop_sigmas"): (0, None, False, False),
+    ("anneal", "slowdown"): (0, 1, False, True),
     ("ray", "rollout_workers"): (1, None, True, False),
     ("ray", "inference"): (0, None, True, False),
     ("ray", "optimizers"): (1, None, True, False),
@@ -347,6 +365,14 @@ def validate(config: TrainConfig) -> None:
                           f"{config.run.device!r}")
     if config.game.mode not in ("5v5", "1v1"):
         raise ConfigError(f"game.mode must be '5v5' or '1v1', got {config.game.mode!r}")
+    if config.game.patch not in PATCHES:
+        raise ConfigError(f"game.patch must be one of {sorted(PATCHES)}, got {config.game.patch!r}")
+    feature = config.anneal.feature
+    if feature and feature not in FEATURES:
+        raise ConfigError(f"anneal.feature must be '' (none) or one of {sorted(FEATURES)}, got {feature!r}")
+    if feature in PATCHES[config.game.patch].features:
+        raise ConfigError(f"anneal.feature {feature!r} is already in every game of patch {config.game.patch}; "
+                          f"anneal it from a patch without it")
     r = config.rollout
     if r.segment_steps % r.sample_steps != 0:
         raise ConfigError(f"rollout.segment_steps ({r.segment_steps}) must be a multiple of rollout.sample_steps "

@@ -28,10 +28,12 @@ import numpy as np
 from fivestack.bots.agents import make_agent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
+from fivestack.game.patch import feature_mask, patch_features
 from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
 from fivestack.model.policy import ALL_GROUPS
 from fivestack.rl.gae import gae, gamma_from_horizon
 from fivestack.rl.rewards import shaped_reward
+from fivestack.system.annealing import draw_features
 from fivestack.system.config import TrainConfig, reward_weights
 from fivestack.system.inference import initial_state
 from fivestack.system.messages import HERO_AXIS_GROUPS, InferenceRequest, InferenceResult, SampleBatch
@@ -81,7 +83,7 @@ def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.nd
 
 class RolloutWorker:
     def __init__(self, config: TrainConfig, seed: int, opponents: OpponentSource | None = None,
-                 reuse_buffers: bool = False):
+                 reuse_buffers: bool = False, feature_share: float = 0.0):
         """``reuse_buffers``: each segment's observations are written into the same arrays, which the next
         ``collect`` overwrites (for a caller that has copied or sent the segment by then): no fresh pages for
         the ~355 MB of a 5v5 segment at each segment."""
@@ -90,8 +92,14 @@ class RolloutWorker:
         self._seg_obs: dict[str, np.ndarray] | None = None
         self.opponents = opponents
         self.rng = np.random.default_rng([int(seed), 0x0770])
-        game = GameConfig(mode=config.game.mode, max_seconds=config.game.max_seconds, training=config.game.training)
+        game = GameConfig(mode=config.game.mode, max_seconds=config.game.max_seconds, training=config.game.training,
+                          patch=config.game.patch)
         self.env = BatchedEnv(config.rollout.games, game)
+        self.feature = feature_mask([config.anneal.feature]) if config.anneal.feature else 0  # annealed in
+        self.feature_share = feature_share  # share of new games with it (the runner sets it per segment)
+        self.feature_rng = np.random.default_rng([int(seed), 0xFEA7])
+        self.base_features = patch_features(config.game.patch)
+        self.games_started = self.games_with_feature = 0  # since the last segment
         self.n_games = config.rollout.games
         self.heroes = active_heroes(config.game.mode)
         self.k = self.heroes.shape[1]
@@ -103,7 +111,7 @@ class RolloutWorker:
         self.keep_orders[..., 2] = -1  # no-ops: every hero keeps its order
         self.gamma = gamma_from_horizon(config.ppo.horizon_seconds, STEP_SECONDS * self.decision_steps)
         self.next_seed = int(seed) * 1_000_003
-        self.obs = self.env.reset(self._take_seeds(self.n_games))
+        self.obs = self.env.reset(self._take_seeds(self.n_games), self._new_features(self.n_games))
         self.bot_fraction = config.pool.bot_fraction
         self.bots = [make_agent(config.pool.bot, team, seed) for team in (0, 1)] if self.bot_fraction > 0 else None
         self.teachers = [make_agent(config.ppo.teacher, team, seed) for team in (0, 1)] if config.ppo.teacher else None
@@ -118,6 +126,15 @@ class RolloutWorker:
         seeds = np.arange(self.next_seed, self.next_seed + n, dtype=np.uint64)
         self.next_seed += n
         return seeds
+
+    def _new_features(self, n: int) -> np.ndarray | None:
+        """The feature masks of ``n`` new games (None without an annealed feature: the patch's own)."""
+        if not self.feature:
+            return None
+        drawn = draw_features(self.feature_rng, n, self.feature_share, self.feature)
+        self.games_started += n
+        self.games_with_feature += int((drawn != 0).sum())
+        return self.base_features | drawn
 
     def _choose_opponents(self, games: np.ndarray) -> None:
         """An opponent for each new game: the bot (``pool.bot_fraction``), else the pool's choice."""
@@ -285,8 +302,9 @@ class RolloutWorker:
                     self.results.append({"winner": winner, "seconds": float(info["seconds"][g]),
                                          "truncated": bool(truncated[g]),
                                          "opponent": int(self.opponent_version[g]),
-                                         "opponent_side": int(self.opponent_side[g])})
-                self.env.reset_games(done, self._take_seeds(done.size))
+                                         "opponent_side": int(self.opponent_side[g]),
+                                         "features": int(self.env.game.features[g])})
+                self.env.reset_games(done, self._take_seeds(done.size), self._new_features(done.size))
                 self._choose_opponents(done)
         # bootstrap the segment's end from the value (and win probability) of the next observation
         last = self._act(infer, InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots, self.state,
@@ -306,8 +324,10 @@ class RolloutWorker:
                         "event_sums": event_sums, "hero_steps": steps * t * k * self.decision_steps, "games": self.results,
                         "reward_abs_mean": float(np.abs(rewards).mean()), "inference_seconds": inference_s,
                         "past_opponent_steps": int((~learner).sum()) * k * self.decision_steps,
-                        "simulation_seconds": simulation_s}
+                        "simulation_seconds": simulation_s, "games_started": self.games_started,
+                        "games_with_feature": self.games_with_feature}
         self.results = []
+        self.games_started = self.games_with_feature = 0
         return samples
 
     def _cut(self, seg_obs, actions, teacher_actions, log_prob, advantages, returns, win_target, firsts, h0, c0,

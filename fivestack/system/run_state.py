@@ -80,6 +80,7 @@ class RunState:
     pool: dict | None = None  # OpponentPool.state_dict()
     win_rates: dict = field(default_factory=dict)  # the latest rating's win rates, for the progress display
     ratings: dict = field(default_factory=dict)  # RatingSchedule.state_dict()
+    anneal: dict = field(default_factory=dict)  # Annealing.state_dict(): the annealed feature's schedule; {}: none
     runner: str = "serial"  # the runner that wrote it
 
     @property
@@ -103,7 +104,8 @@ class RunState:
                    elapsed=float(state["elapsed"]), worker_seed=int(state.get("worker_seed", seed)),
                    numpy_rng=state.get("numpy_rng") or np.random.default_rng(seed).bit_generator.state,
                    pool=state.get("pool"), win_rates=state.get("win_rates", {}),
-                   ratings=RatingSchedule.from_state(0, state).state_dict(), runner=state.get("runner", "serial"))
+                   ratings=RatingSchedule.from_state(0, state).state_dict(), anneal=state.get("anneal", {}),
+                   runner=state.get("runner", "serial"))
 
 
 def save_run(controller: Controller, model: dict[str, torch.Tensor], optim: dict[str, torch.Tensor],

@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from fivestack.model.policy import Policy, parameter_count
+from fivestack.system.annealing import Annealing
 from fivestack.system.buffer import SampleBuffer
 from fivestack.system.config import ConfigError, TrainConfig, reward_weights
 from fivestack.system.controller import Controller, new_run_dir
@@ -56,9 +57,11 @@ class SerialRunner:
         if resume is not None:
             self._restore()
         self.ratings = RatingSchedule.from_state(config.eval.every_versions, self.state.ratings)
+        self.annealing = Annealing.from_state(config.anneal, self.state.anneal, self.version)
         self.controller = Controller(self.run_dir, config)
         opponents = PastOpponents(self.pool, config.policy, config.run.seed) if config.pool.past_fraction > 0 else None
-        self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents)
+        self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents,
+                                    feature_share=self.annealing.share(self.version) if self.annealing else 0.0)
         self.state.worker_seed += 1
 
     @property
@@ -102,6 +105,7 @@ class SerialRunner:
         self.state.numpy_rng = self.rng.bit_generator.state
         self.state.pool = self.pool.state_dict()
         self.state.ratings = self.ratings.state_dict()
+        self.state.anneal = self.annealing.state_dict() if self.annealing else self.state.anneal
         self.state.runner = "serial"
         return save_run(self.controller, self.policy.state_dict(), optim, self.state)
 
@@ -126,6 +130,8 @@ class SerialRunner:
             self.inference.version = self.version
             self.inference.value_scale = self.optimizer.value_scale
             tau = team_spirit_at(cfg.ppo, self.version)
+            if self.annealing:
+                self.worker.feature_share = self.annealing.share(self.version)
             batch = self.worker.collect(self.inference, tau)
             t1 = time.monotonic()
             self.buffer.add(batch)
@@ -143,6 +149,8 @@ class SerialRunner:
             self.pool.record_games(batch.info["games"])
             self._versions_joined()
             metrics.update(self.pool.summary())
+            if self.annealing:
+                metrics.update(self.annealing.metrics(self.worker.feature_share, batch.info))
             self.controller.log(self.version, self.agent_steps, metrics)
             self.collect_ratings()
             now = time.monotonic()
@@ -208,6 +216,10 @@ class SerialRunner:
                 continue
             self.state.win_rates = progress_ratings(record)
             self.controller.log(record["version"], record["agent_steps"], rating_metrics(record))
+            if self.annealing and self.annealing.on_record(record):
+                print(f"anneal: TrueSkill of version {record['version']} dropped; the share of games with "
+                      f"{self.annealing.feature} reverts to {self.annealing.anchor_share:.0%}, its rate slows to "
+                      f"{self.annealing.rate:.4f} per version", flush=True)
             records.append(record)
         return records
 

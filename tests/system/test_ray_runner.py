@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import ray
 
+from fivestack.system.annealing import Annealing
 from fivestack.system.config import load_config
 from fivestack.system.controller import CheckpointFallbackWarning, load_checkpoint
 from fivestack.system.messages import SampleBatch
@@ -264,3 +265,32 @@ def test_ray_flags_need_the_ray_runner():
     assert out.returncode == 2 and "need --runner ray" in out.stderr
     out = train_cli(["--runner", "ray", "--set", "ray.optimizers=0"])
     assert out.returncode == 2 and "ray.optimizers must be at least 1" in out.stderr
+
+
+@pytest.mark.slow
+def test_ray_run_anneals_a_feature_with_the_drivers_schedule(ray_cluster, tmp_path):
+    """Annealing in the ray runner: the rollout actors draw each new game's feature with the share of the
+    driver's schedule (read through the controller), the share and the games with the feature are logged, the
+    evaluator's ratings reach the schedule, and the checkpoint holds it."""
+    config = small(tmp_path, "anneal", "run.max_versions=400", "game.max_seconds=2.0", "pool.add_every_versions=2",
+                   "eval.every_versions=4", "eval.games=2", "eval.calibration_games=2", "eval.max_seconds=8.0",
+                   "eval.opponents=random,scripted", "anneal.feature='rich_creeps'", "anneal.versions=4")
+    runner = RayRunner(config, say=lambda m: None)
+    rated = []
+    try:
+        runner.run(on_progress=lambda p: rated.append("TrueSkill" in p.win_rates and p.version >= 4),
+                   stop=lambda: any(rated))
+    finally:
+        runner.close()
+    lines = records(tmp_path / "anneal")
+    annealed = [r for r in lines if "anneal/share" in r]
+    assert annealed and sum(r["anneal/games_started"] for r in annealed) > 0
+    assert sum(r["anneal/games_with_feature"] for r in annealed) > 0  # the share grew past 0 and games drew it
+    assert all(0 <= r["anneal/games_with_feature"] <= r["anneal/games_started"] for r in annealed)
+    ratings = [r for r in lines if "eval/trueskill_mu" in r]
+    state = load_checkpoint(tmp_path / "anneal" / "checkpoints" / f"{checkpoints(tmp_path / 'anneal')[-1]:08d}")[2]
+    assert state["anneal"]["feature"] == "rich_creeps" and state["anneal"]["start_version"] == 0
+    replay = Annealing.start(config.anneal, version=0)  # the driver's schedule, fed the ratings in logged order
+    for r in ratings:
+        replay.on_rating(int(r["eval/rated_version"]), r["eval/trueskill_mu"], r["eval/trueskill_sigma"])
+    assert ratings and state["anneal"] == replay.state_dict()

@@ -14,13 +14,13 @@ from fivestack.game.layout import (
     EV_COURIER_DEATH, EV_DENY, EV_HERO_DEATH, EV_KILLED_HERO, EV_LAST_HIT, EV_MEGAS, EV_T1_LOST, EV_WIN,
     FRAMES_PER_SECOND, G_AEGIS_ON_GROUND, G_BARRACKS_LOST0, G_BIG_RESPAWN, G_COURIER_RESPAWN0, G_DONE, G_FRAME,
     G_KILLS0, G_MEGAS0, G_MODE, G_SUPER0, G_TOWERS_LOST0, G_WINNER, HEROES_PER_TEAM, HP, HP_MAX, KILLER,
-    KILLER_HERO, KILLS, KIND, K_ANCIENT, K_BARRACKS, K_BIG_NEUTRAL, K_COURIER, K_HERO, K_TOWER, LANE, LAST_HERO,
-    LAST_HERO_FRAME, LAST_HITS, LEVEL, MANA, MANA_MAX, MAX_UNITS, MODE_1V1_MID, NEUTRAL_TEAM, ORDER, O_NONE,
-    RESPAWN, SUBTYPE, TARGET, TEAM, X, Y,
+    KILLER_HERO, KILLS, KIND, K_ANCIENT, K_BARRACKS, K_BIG_NEUTRAL, K_COURIER, K_CREEP_MELEE, K_CREEP_RANGED,
+    K_CREEP_SIEGE, K_HERO, K_TOWER, LANE, LAST_HERO, LAST_HERO_FRAME, LAST_HITS, LEVEL, MANA, MANA_MAX, MAX_UNITS,
+    MODE_1V1_MID, NEUTRAL_TEAM, ORDER, O_NONE, RESPAWN, SUBTYPE, TARGET, TEAM, X, Y,
 )
 from fivestack.game.patch import (
-    R_ASSIST_GOLD, R_BIG_RESPAWN, R_COURIER_RESPAWN, R_KILL_GOLD, R_KILL_GOLD_LVL, R_KILL_XP, R_KILL_XP_LVL,
-    R_RESPAWN_BASE, R_RESPAWN_LVL, R_XP_RADIUS,
+    F_RICH_CREEPS, R_ASSIST_GOLD, R_BIG_RESPAWN, R_COURIER_RESPAWN, R_KILL_GOLD, R_KILL_GOLD_LVL, R_KILL_XP,
+    R_KILL_XP_LVL, R_RESPAWN_BASE, R_RESPAWN_LVL, R_RICH_CREEPS_BOUNTY, R_XP_RADIUS,
 )
 
 
@@ -149,7 +149,11 @@ def kill_unit(S, D, g, u):
     if killer >= 0:
         hi[g, killer, LAST_HITS] += 1
         ev[g, killer, EV_LAST_HIT] += 1.0
-        give_gold(S, g, killer, uf[g, u, BOUNTY_GOLD])
+        bounty = uf[g, u, BOUNTY_GOLD]
+        lane_creep = kind == K_CREEP_MELEE or kind == K_CREEP_RANGED or kind == K_CREEP_SIEGE
+        if lane_creep and D.features[g] & F_RICH_CREEPS:  # patch 0.2's feature "rich_creeps"
+            bounty = bounty * D.rules[R_RICH_CREEPS_BOUNTY]
+        give_gold(S, g, killer, bounty)
     xp_team = 1 - team if team != NEUTRAL_TEAM else (team_of_hero(killer) if killer >= 0 else -1)
     if team == NEUTRAL_TEAM and killer < 0:
         k_unit = ui[g, u, KILLER]

@@ -34,6 +34,7 @@ class ControllerActor:
         self.versions: dict[int, tuple[list, float]] = {}  # version -> ([params ref], value_scale)
         self.latest = -1
         self.agent_steps = self.state.agent_steps
+        self.anneal = self.state.anneal  # the driver's Annealing.state_dict(), read by the rollout actors
         self.worker_seed = self.state.worker_seed  # the next one handed out
         self.rollout: dict = self._empty_rollout_stats()
         self.events: list[str] = []
@@ -42,8 +43,8 @@ class ControllerActor:
     def _empty_rollout_stats() -> dict:
         return {"segments": 0, "hero_steps": 0, "simulation_s": 0.0, "inference_s": 0.0, "send_s": 0.0,
                 "wall_s": 0.0, "behind": [], "games": [], "event_sums": np.zeros(len(EVENT_NAMES)),
-                "reward_abs_mean": [], "inference_calls": 0, "channel_calls": 0,
-                "in_flight": []}
+                "reward_abs_mean": [], "inference_calls": 0, "channel_calls": 0, "in_flight": [],
+                "games_started": 0, "games_with_feature": 0}
 
     # versions
     def publish(self, version: int, params: list, value_scale: float) -> None:
@@ -101,11 +102,20 @@ class ControllerActor:
             self.pool.record_games(info["games"])
             r["event_sums"] += np.asarray(info["event_sums"])
             r["reward_abs_mean"].append(float(info["reward_abs_mean"]))
+            r["games_started"] += int(info.get("games_started", 0))
+            r["games_with_feature"] += int(info.get("games_with_feature", 0))
 
     def take_rollout_stats(self) -> tuple[int, dict]:
         with self.lock:
             out, self.rollout = self.rollout, self._empty_rollout_stats()
             return self.agent_steps, out
+
+    # annealing a game feature: the driver's state (reverted on a TrueSkill drop), each actor's share from it
+    def set_anneal(self, state: dict) -> None:
+        self.anneal = state
+
+    def anneal_state(self) -> dict:
+        return self.anneal
 
     def counters(self) -> dict:
         return {"agent_steps": self.agent_steps, "worker_seed": self.worker_seed, "latest": self.latest}
@@ -117,11 +127,12 @@ class ControllerActor:
 
     def save(self, payload: dict, elapsed: float, win_rates: dict, ratings: dict) -> str:
         """A checkpoint of rank 0's ``payload`` (model, optimizer tensors and scalars, buffer accounting) with
-        the driver's part of the run state (``elapsed``, ``win_rates``, ``ratings``) and the controller's."""
+        the driver's part of the run state (``elapsed``, ``win_rates``, ``ratings``, ``anneal`` as last set) and
+        the controller's."""
         with self.lock:
             state = replace(self.state, optimizer=payload["scalars"], buffer=payload["buffer"], elapsed=elapsed,
                             agent_steps=self.agent_steps, worker_seed=self.worker_seed, pool=self.pool.state_dict(),
-                            win_rates=win_rates, ratings=ratings, runner="ray")
+                            win_rates=win_rates, ratings=ratings, anneal=self.anneal, runner="ray")
         return str(save_run(self.controller, to_torch(payload["model"]), to_torch(payload["optim"]), state))
 
     def close(self) -> None:

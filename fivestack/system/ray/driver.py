@@ -15,6 +15,7 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from fivestack.model.policy import Policy, parameter_count
+from fivestack.system.annealing import Annealing
 from fivestack.system.config import TrainConfig, reward_weights
 from fivestack.system.controller import RunStopped, new_run_dir
 from fivestack.system.evaluator import progress_ratings, rating_metrics
@@ -83,6 +84,8 @@ class RayRunner:
             self.run_dir = new_run_dir(config)
             self.state = RunState.new(config.run.seed, "ray")
         self.ratings = RatingSchedule.from_state(config.eval.every_versions, self.state.ratings)
+        self.annealing = Annealing.from_state(config.anneal, self.state.anneal, self.state.version)
+        self.state.anneal = self.annealing.state_dict() if self.annealing else self.state.anneal  # to the controller
         self.agent_steps = self.state.agent_steps
         self.started_ray = False
         if not ray.is_initialized():
@@ -198,6 +201,8 @@ class RayRunner:
         out.update(ray_metrics(opt, inf, rollouts, interval, cfg.ray.buffer_samples,
                                cfg.rollout.sample_steps * cfg.rollout.decision_steps,
                                active_heroes(cfg.game.mode).shape[1], reward_weights(cfg.reward)))
+        if self.annealing:
+            out.update(self.annealing.metrics(self.annealing.share(self.version), rollouts))
         return out
 
     # ------------------------------------------------------------------ the loop
@@ -229,6 +234,9 @@ class RayRunner:
                             try:
                                 record = self.ratings.finish(ray.get(ready[0]))
                                 metrics.update(rating_metrics(record))
+                                if self.annealing:  # the best rating, or a revert: the actors read the share
+                                    self.annealing.on_record(record)
+                                    self.controller.set_anneal.remote(self.annealing.state_dict())
                                 self.state.win_rates = progress_ratings(record)
                             except RayActorError as exc:  # rated again by its replacement
                                 self._died(self.evaluator, exc)

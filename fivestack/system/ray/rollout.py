@@ -10,6 +10,7 @@ import ray
 from ray.exceptions import RayActorError
 
 from fivestack.model.policy import Policy
+from fivestack.system.annealing import Annealing
 from fivestack.system.config import from_dict
 from fivestack.system.distributed import normalizer_widths, observation_moments
 from fivestack.system.inference import Inference
@@ -134,6 +135,9 @@ class RolloutActor:
             version = ray.get(self.controller.latest_version.remote())
             self._refresh_pool()
             infer = self._local_infer(version) if self.n_inference == 0 else self._remote_infer(version)
+            if self.config.anneal.feature:  # the share of new games with the annealed feature, at this version
+                state = ray.get(self.controller.anneal_state.remote())
+                self.worker.feature_share = Annealing.from_state(self.config.anneal, state, 0).share(max(version, 0))
             self.calls = self.channel_calls = 0
             batch = self.worker.collect(infer, team_spirit_at(self.config.ppo, max(version, 0)), keep_all=True)
             t1 = time.perf_counter()
@@ -159,5 +163,5 @@ class RolloutActor:
                 "inference_s": info["inference_seconds"], "send_s": t2 - t1, "wall_s": t2 - t0,
                 "version": int(batch.version.min()), "games": info["games"], "event_sums": info["event_sums"],
                 "reward_abs_mean": info["reward_abs_mean"], "inference_calls": self.calls,
-                "channel_calls": self.channel_calls,
-                "deliveries_in_flight": in_flight})
+                "channel_calls": self.channel_calls, "deliveries_in_flight": in_flight,
+                "games_started": info["games_started"], "games_with_feature": info["games_with_feature"]})
