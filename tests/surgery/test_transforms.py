@@ -91,8 +91,10 @@ def test_add_features_to_every_observation_group_is_exact_and_their_normaliser_s
 @pytest.mark.parametrize("group", ["global", "allied_heroes", "modifiers", "items", "unit_rel"])
 def test_add_one_feature_to_one_group_is_exact(recorded, group):
     old = recorded.spec.sizes
-    _, report = operate(recorded, sizes=sizes_with(old, **{group: old.features[group] + 1}))
+    policy, report = operate(recorded, sizes=sizes_with(old, **{group: old.features[group] + 1}))
     assert_exact(report)
+    assert policy.sizes.features[group] == old.features[group] + 1  # the new model reads the extra column
+    assert sum(p.numel() for p in policy.parameters()) > sum(p.numel() for p in recorded.policy.parameters())
 
 
 def test_an_added_action_has_probability_0_on_the_recorded_observations(recorded):
@@ -123,8 +125,12 @@ def test_every_transform_at_once_is_exact(recorded):
     sizes = sizes_with(old, **{g: w + 1 for g, w in old.features.items()}, n_primary=old.n_primary + 1,
                        n_items=old.n_items + 1, n_abilities=old.n_abilities + 1)
     config = dataclasses.replace(recorded.spec.config, lstm_size=48, trunk=80)
-    _, report = operate(recorded, config, sizes)
+    policy, report = operate(recorded, config, sizes)
     assert_exact(report)
+    assert policy.lstm.hidden_size == 48 and policy.n_pooled == int(80 * config.cross_hero_fraction)
+    assert policy.action_embed.weight.shape[0] == old.n_primary + 1
+    assert policy.item_embed.weight.shape[0] == old.n_items + 2  # + the "none" row
+    assert policy.ability_embed.weight.shape[0] == old.n_abilities + 2
 
 
 def test_a_broken_transform_fails_the_verification(recorded):
