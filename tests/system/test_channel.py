@@ -1,5 +1,5 @@
 """The shared-memory hop between a rollout worker and an inference actor (``fivestack.system.ray.channel``), and
-the ray path's forward pass (``fivestack.system.ray.inference.forward``), without Ray: real processes, real
+the ray path's forward pass (``fivestack.system.ray.inference.forward_together``), without Ray: real processes, real
 sockets, real shared memory, the real policy."""
 
 import multiprocessing as mp
@@ -16,7 +16,7 @@ from fivestack.system.config import load_config
 from fivestack.system.inference import Inference
 from fivestack.system.messages import InferenceRequest, InferenceResult
 from fivestack.system.ray import channel
-from fivestack.system.ray.inference import forward
+from fivestack.system.ray.inference import forward_together
 from fivestack.system.inference import concatenate_requests
 from fivestack.system.rollout import RolloutWorker, team_view
 
@@ -63,7 +63,7 @@ def serve_forever(addresses, echo: bool) -> None:
         inference = an_inference()
 
         def handler(version, request, reply):
-            reply(forward(inference, [request])[0])
+            reply(forward_together(inference, [request])[0])
     server = channel.ChannelServer(handler)
     addresses.put(server.address)
     while True:
@@ -126,7 +126,7 @@ def test_the_forward_pass_across_the_channel_is_inference_on_the_same_request_an
 def test_the_batched_forward_pass_gives_each_worker_its_rows_of_one_inference_call():
     a, _ = a_request(seed=1)
     b, _ = a_request(seed=2)
-    parts = forward(an_inference(), [a, b.select(np.array([0, 2, 3]))])
+    parts = forward_together(an_inference(), [a, b.select(np.array([0, 2, 3]))])
     whole = an_inference()(concatenate_requests([a, b.select(np.array([0, 2, 3]))]))
     t, k = a.hero_slots.shape
     assert same(parts[0], InferenceResult(whole.actions[:t], whole.log_prob[:t], whole.value[:t], whole.win_prob[:t],
@@ -154,7 +154,7 @@ def test_a_dead_inference_process_is_a_clear_error_not_a_hang(server_process):
 def test_the_server_drops_a_dead_worker_and_serves_the_others():
     request, teams = a_request()
     inference = an_inference()
-    server = channel.ChannelServer(lambda v, r, reply: reply(forward(inference, [r])[0]))
+    server = channel.ChannelServer(lambda v, r, reply: reply(forward_together(inference, [r])[0]))
     try:
         layout = channel.Layout.for_request(request, teams)
         gone = channel.ChannelClient(server.address, layout)

@@ -119,7 +119,7 @@ class InferenceActor:
                 t0 = time.perf_counter()
                 requests = [item[1] for item in items]
                 try:
-                    results: list = forward(self._inference(version), requests)
+                    results: list = forward_together(self._inference(version), requests)
                 except Exception as exc:  # noqa: BLE001 - handed to the caller, whose call raises it
                     results = [exc] * len(items)
                 with self.lock:
@@ -133,6 +133,6 @@ class InferenceActor:
                     item[2](result)
 
 
-def forward(inference: Inference, requests: list[InferenceRequest]) -> list[InferenceResult]:
+def forward_together(inference: Inference, requests: list[InferenceRequest]) -> list[InferenceResult]:
     """One forward pass for several workers' requests: ``Inference`` on their concatenation, cut back."""
     return split_result(inference(concatenate_requests(requests)), [len(r.first) for r in requests])
