@@ -169,12 +169,18 @@ def _policy_agent(spec: str, team: int, seed: int, mode: str, heroes: np.ndarray
     return PolicyTeamAgent(team, policy, mode, seed, decision_steps=decision_steps, heroes=heroes)
 
 
-def warm_up(config: GameConfig) -> None:
-    """Step a throwaway game once, so that the simulator's kernels are compiled (or loaded from Numba's cache)
-    before the clock starts: a first compile takes minutes, and no tick should."""
+def warm_up(config: GameConfig, bots: tuple[str, ...] = (), mode: str = "1v1") -> None:
+    """Play one timestep of a throwaway game with throwaway ``bots`` (one per team, e.g. the scripted bot), so
+    that the simulator's and the bots' kernels are compiled (or loaded from Numba's cache) before the clock
+    starts: a first compile takes minutes, and no tick should."""
     env = BatchedEnv(1, config)
     env.reset(0)
-    env.step(_noop_row()[None, None].repeat(N_HEROES, axis=1))
+    actions = _noop_row()[None, None].repeat(N_HEROES, axis=1)
+    games = np.zeros(1, np.int64)
+    for team, name in enumerate(bots[:2]):
+        actions[:, team * HEROES_PER_TEAM:(team + 1) * HEROES_PER_TEAM] = build_agent(name, team, 0, mode).act(
+            env, games)
+    env.step(actions)
 
 
 # ====================================================================== the live game
@@ -187,7 +193,8 @@ class ArenaGame:
         self.setup = setup
         self.team = setup.team
         config, self.hero = _game_config(setup)
-        warm_up(config)
+        bots = tuple(b for b in (setup.against, "scripted" if setup.teammates == "scripted" else None) if b in BOTS)
+        warm_up(config, bots, setup.mode)
         self.env = BatchedEnv(1, config)
         self.env.reset(setup.seed)
         enemy = 1 - self.team
