@@ -9,6 +9,8 @@
     fivestack train [--config F] [--set section.key=value ...] [--resume runs/NAME]
     fivestack eval runs/NAME [--version V] [--games N] [--against random,scripted,400,...]
     fivestack surgery runs/NAME --to CONFIG.toml [--out runs/NEW]
+    fivestack draft --table FILE.npy [--first radiant|dire] [--human radiant|dire|none]
+    fivestack draft --precompute --table FILE.npy --pool 17|NAME,NAME,... [--stub-seed 0] [--batch-size 65536]
 
 Errors a user can cause (an unknown agent or mode, a bad number, a replay path that cannot be written)
 end in one line on stderr and exit code 2, never a traceback.
@@ -499,6 +501,32 @@ def surgery_command(
     print(f"wrote run {result.out} at version {result.version} ({len(result.pool)} past versions moved with it; "
           f"learning rate 0 for the first {cfg.ppo.warmup_steps} gradient steps); report: "
           f"{result.out / 'surgery' / 'report.json'}; continue with: fivestack train --resume {result.out}")
+
+
+@app.command("draft")
+def draft_command(
+    table: Path = typer.Option(..., "--table", help="The lineup table (FILE.npy with FILE.progress.json beside it)."),
+    precompute: bool = typer.Option(False, "--precompute", help="Score every lineup of --pool into --table "
+                                                                "(resumes a partial table), then stop."),
+    pool: str = typer.Option(None, "--pool", help="With --precompute: a number of heroes (17) or comma-separated "
+                                                  "names."),
+    stub_seed: int = typer.Option(0, "--stub-seed", help="The stub scorer's seed (the only scorer until heroes "
+                                                          "have identities; then RUN[:VERSION])."),
+    batch_size: int = typer.Option(65536, "--batch-size", help="Lineups per scorer call when precomputing."),
+    first: str = typer.Option("radiant", "--first", help="The side with the first pick: radiant or dire."),
+    human: str = typer.Option("radiant", "--human", help="The side you draft (radiant or dire); none: the search "
+                                                         "drafts both."),
+) -> None:
+    """Draft by minimax over a table of lineup win probabilities (pick order 1-2-2-2-2-1): type picks by name or
+    number, and see Radiant's predicted win probability after each pick."""
+    from fivestack.draft.lineups import DraftError
+    from fivestack.draft.play import draft_command as run
+
+    try:
+        run(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size, first=first,
+            human=human)
+    except DraftError as exc:
+        _fail(str(exc))
 
 
 if __name__ == "__main__":  # pragma: no cover
