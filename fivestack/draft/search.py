@@ -223,7 +223,7 @@ class Drafter:
             raise DraftError(f"the table has {len(values):,} values, but {n} heroes have {lineup_count(n):,} "
                              f"lineups; use the table made for this pool")
         self.n, self.radiant_first, self.options = n, radiant_first, options
-        self.table = np.ascontiguousarray(values, dtype=np.float32)
+        self.table = np.array(values, dtype=np.float32)  # a copy in memory: one kernel signature (writable)
         self.sides = np.array(pick_sides(radiant_first), dtype=np.int8)
         self.binom = np.array([[comb(a, b) for b in range(n + 1)] for a in range(n + 1)], dtype=np.int64)
         r_k = np.concatenate([[0], np.cumsum(self.sides == RADIANT)])
