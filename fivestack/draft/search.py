@@ -54,6 +54,7 @@ EXACT_SEARCH = PRUNE | CACHE | ORDER
 FAULT_BOUND_AS_VALUE, FAULT_KEY_WITHOUT_SIDES, FAULT_CUTOFF_AT_ALPHA = 8, 16, 32
 _EXACT, _LOWER, _UPPER = 1, 2, 3
 PICKS = 2 * TEAM_SIZE
+MAX_CACHE_ENTRIES = 100_000_000  # float32 + int8 each: 500 MB; 22 heroes need 93M, 17 heroes 5.8M
 # stats: nodes searched (non-leaf), leaves read from the table, cache hits that returned at once
 NODES, LEAVES, CACHE_HITS = 0, 1, 2
 
@@ -232,6 +233,9 @@ class Drafter:
         level = np.array([comb(n, r) * s for r, s in zip(r_k[:PICKS], self.dsize[:PICKS])], dtype=np.int64)
         self.offset = np.concatenate([[0], np.cumsum(level)]).astype(np.int64)
         size = int(self.offset[-1]) if options & CACHE else 1
+        if size > MAX_CACHE_ENTRIES:
+            raise DraftError(f"a pool of {n} heroes needs a cache of {size:,} states, more than the "
+                             f"{MAX_CACHE_ENTRIES:,} this search allocates; draft from a pool of at most 22 heroes")
         self.tt_val = np.zeros(size, dtype=np.float32)
         self.tt_flag = np.zeros(size, dtype=np.int8)
         if options & ORDER:
