@@ -4,7 +4,7 @@
     fivestack asp train ENV [--method self_play] [--seeds 1] [--episodes N] [--out runs/asp]
 
 ENV is one of hallway, lightkey, mountaincar (RLLab's damped car, the paper's), mountaincar_gym (Gymnasium's
-car), economy. Both write ENV.json and ENV.png under --out.
+car), economy, swimmergather (MuJoCo; swimmergather_ppo: the same with PPO). Both write ENV.json and ENV.png under --out.
 """
 
 from __future__ import annotations
