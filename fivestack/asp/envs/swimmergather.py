@@ -253,6 +253,32 @@ class SwimmerGather(ASPEnvBase):
                               "left": points[keep, 1].round(3).tolist(), "batches": len(self.handovers)}}
 
 
+GAIT = (8 * 9 + 8, 8 * 9 + 0, 0 * 9 + 0, 0 * 9 + 8)   # (+1, +1), (+1, -1), (-1, -1), (-1, +1): a travelling wave
+
+
+def reference_levels(episodes: int = 100, seed: int = 0, t_max_target: int = 166) -> dict:
+    """What moving without steering earns on the target task: uniformly random actions, and a hand-written
+    travelling-wave gait (``GAIT``, repeated) that swims roughly straight. Per policy: mean apples eaten, bombs
+    touched, target reward and distance from the start after ``t_max_target`` actions, over ``episodes``."""
+    rng = np.random.default_rng(seed)
+    env = SwimmerGather(episodes, t_max_target, seed)
+    out = {}
+    for name in ("random", "gait"):
+        env.reset(rng, np.ones(episodes, bool))
+        start = location(env.state[:, QPOS])
+        kinds = env.state[:, OBJECTS].reshape(episodes, N_OBJECTS, 3)[..., 2].copy()
+        reward = np.zeros(episodes)
+        for t in range(t_max_target):
+            a = rng.integers(0, STOP, episodes) if name == "random" else np.full(episodes, GAIT[t % len(GAIT)])
+            reward += env.step(a, np.ones(episodes, bool), np.ones(episodes, bool))[0]
+        gone = (env.state[:, OBJECTS].reshape(episodes, N_OBJECTS, 3)[..., 2] == 0) & (kinds != 0)
+        out[name] = {"apples": round(float((gone & (kinds > 0)).sum(1).mean()), 3),
+                     "bombs": round(float((gone & (kinds < 0)).sum(1).mean()), 3),
+                     "reward": round(float(reward.mean()), 3), "reward_std": round(float(reward.std()), 3),
+                     "distance": round(float(np.linalg.norm(location(env.state[:, QPOS]) - start, axis=1).mean()), 2)}
+    return out
+
+
 def config() -> ASPConfig:
     """Table 1, SwimmerGather column: lr 0.003, t_max 200 for self-play (Alice + Bob) and 166 target actions,
     entropy 0.003 in self-play and 0 on the target task, gamma 0.01, 10% target episodes, reverse; MLP 50-50
