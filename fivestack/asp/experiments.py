@@ -126,7 +126,8 @@ def plot(results: dict, path: Path) -> None:
     for m, r in results["methods"].items():
         mean, std = np.array(r[metric]["mean"]), np.array(r[metric]["std"])
         ax.plot(r["x"], mean, label=LABELS.get(m, m))
-        low, high = (0.0, 1.0) if metric == "success" else (0.0, np.inf)
+        floor = getattr(env_module(results["env"]), "REWARD_FLOOR", 0.0)   # swimmergather: -inf (bombs)
+        low, high = (0.0, 1.0) if metric == "success" else (floor, np.inf)
         ax.fill_between(r["x"], np.clip(mean - std, low, high), np.clip(mean + std, low, high), alpha=0.2)
     xlabel = "episodes" if results["env"] == "hallway" else "target-task episodes"
     ax.set_xlabel(xlabel)

@@ -312,6 +312,7 @@ METHOD_OVERRIDES = {"target_only": {"batch": 4}, "count_based": {"batch": 4}}
 EPISODES = 400
 ALICE_PLOTS = ("t_a", "distance", "bob_success")
 METRIC = "reward"
+REWARD_FLOOR = -np.inf                     # the std band may go below 0: bombs cost -1
 
 
 def summary(results: dict) -> dict:
@@ -372,4 +373,5 @@ def extra_plots(results: dict, out_dir) -> None:
 
 PPO_VARIANT = SimpleNamespace(make=make, config=ppo_config, METHODS=("self_play", "target_only"),
                               METHOD_OVERRIDES=METHOD_OVERRIDES, EPISODES=EPISODES, ALICE_PLOTS=ALICE_PLOTS,
-                              METRIC=METRIC, summary=summary, extra_plots=extra_plots)
+                              METRIC=METRIC, REWARD_FLOOR=REWARD_FLOOR, summary=summary,
+                              extra_plots=extra_plots)
