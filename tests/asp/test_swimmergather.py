@@ -7,12 +7,17 @@ import pytest
 
 from fivestack.asp.envs import swimmergather as sg
 
-mujoco = pytest.importorskip("mujoco")
+
+
+@pytest.fixture
+def mujoco():
+    """MuJoCo itself; the test is skipped where it is not installed (CI installs it with the dev extra)."""
+    return pytest.importorskip("mujoco")
 
 STILL = 4 * 9 + 4            # both controls 0 (the middle bin)
 
 
-def test_the_swimmer_moves_and_is_reproducible_by_seed():
+def test_the_swimmer_moves_and_is_reproducible_by_seed(mujoco):
     def rollout(seed):
         env = sg.SwimmerGather(3)
         rng = np.random.default_rng(seed)
@@ -32,7 +37,7 @@ def test_the_swimmer_moves_and_is_reproducible_by_seed():
     assert (start[1, sg.OBJECTS] == 0).all()                                 # self-play: none
 
 
-def test_location_is_mujocos_centre_of_mass_and_rows_not_moving_stay():
+def test_location_is_mujocos_centre_of_mass_and_rows_not_moving_stay(mujoco):
     env = sg.SwimmerGather(2)
     qpos = np.array([0.3, -0.2, 0.7, 0.5, -1.2])
     states = env.state.copy()
@@ -56,7 +61,7 @@ def _with_object(env, kind, offset):
 
 
 @pytest.mark.parametrize("kind", [1.0, -1.0])
-def test_an_apple_pays_plus_one_and_a_bomb_minus_one_once(kind):
+def test_an_apple_pays_plus_one_and_a_bomb_minus_one_once(mujoco, kind):
     env = sg.SwimmerGather(1)
     _with_object(env, kind, (0.5, 0.0))
     reward, reached, ended = env.step(np.array([STILL]), np.ones(1, bool), np.ones(1, bool))
@@ -66,7 +71,7 @@ def test_an_apple_pays_plus_one_and_a_bomb_minus_one_once(kind):
     assert reward[0] == 0.0
 
 
-def test_an_object_out_of_reach_or_a_self_play_row_pays_nothing():
+def test_an_object_out_of_reach_or_a_self_play_row_pays_nothing(mujoco):
     env = sg.SwimmerGather(1)
     _with_object(env, 1.0, (2.5, 0.0))
     reward, _, _ = env.step(np.array([STILL]), np.ones(1, bool), np.ones(1, bool))
@@ -76,7 +81,7 @@ def test_an_object_out_of_reach_or_a_self_play_row_pays_nothing():
     assert reward[0] == 0.0
 
 
-def test_bob_succeeds_within_0_3_of_the_goal_location():
+def test_bob_succeeds_within_0_3_of_the_goal_location(mujoco):
     goal = np.zeros((3, sg.STATE_DIM))
     goal[:, sg.QPOS] = [1.0, 2.0, 0.4, 0.3, -0.2]
     states = goal.copy()
@@ -105,10 +110,14 @@ def test_sensors_see_the_nearest_object_ahead_and_not_behind():
 def test_the_missing_mujoco_message_names_the_install():
     message = sg.missing_mujoco_message(ImportError("No module named 'mujoco'"))
     assert "pip install mujoco" in message and "No module named 'mujoco'" in message
+    assert "pip install mujoco" in sg.missing_mujoco_message()
+
+
+def test_load_mujoco_returns_the_module(mujoco):
     assert sg.load_mujoco() is mujoco
 
 
-def test_a_tiny_self_play_run_records_where_alice_hands_over(tmp_path):
+def test_a_tiny_self_play_run_records_where_alice_hands_over(mujoco, tmp_path):
     import dataclasses
 
     from fivestack.asp.selfplay import train
