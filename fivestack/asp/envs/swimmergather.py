@@ -242,7 +242,7 @@ class SwimmerGather(ASPEnvBase):
         self.handovers.append(offset.astype(np.float32))
         return {"distance": np.linalg.norm(offset, axis=-1), "ahead": offset[:, 0], "left": offset[:, 1]}
 
-    def run_extras(self, max_points: int = 4000) -> dict:
+    def run_extras(self, max_points: int = 1500) -> dict:
         """Alice's hand-over points for the JSON: (batch, ahead, left), evenly thinned to ``max_points``."""
         if not self.handovers:
             return {}
