@@ -4,7 +4,7 @@
     fivestack asp train ENV [--method self_play] [--seeds 1] [--episodes N] [--out runs/asp]
 
 ENV is one of hallway, lightkey, mountaincar (RLLab's damped car, the paper's), mountaincar_gym (Gymnasium's
-car), economy. Both write ENV.json and ENV.png under --out.
+car), economy, swimmergather (MuJoCo; swimmergather_ppo: the same with PPO). Both write ENV.json and ENV.png under --out.
 """
 
 from __future__ import annotations
@@ -62,8 +62,11 @@ def reproduce_cmd(env: str = typer.Argument(..., help=f"one of {', '.join(ENV_NA
     """Self-play and the baselines with the paper's hyperparameters; JSON + PNG of the curves."""
     chosen = [m for m in methods.split(",") if m]
     _check(env, seeds, episodes, chosen)
-    with _progress() as progress:
-        results = reproduce(env, seeds, episodes, out, chosen or None, progress, seed)
+    try:
+        with _progress() as progress:
+            results = reproduce(env, seeds, episodes, out, chosen or None, progress, seed)
+    except ImportError as e:      # a world's optional dependency (swimmergather: mujoco), named with its fix
+        _fail(str(e))
     _report(results, out)
 
 
@@ -75,6 +78,9 @@ def train_cmd(env: str = typer.Argument(..., help=f"one of {', '.join(ENV_NAMES)
     """A single method (default: self-play) on one environment."""
     _check(env, seeds, episodes, [method])
     env_module(env)
-    with _progress() as progress:
-        results = reproduce(env, seeds, episodes, out, [method], progress, seed)
+    try:
+        with _progress() as progress:
+            results = reproduce(env, seeds, episodes, out, [method], progress, seed)
+    except ImportError as e:
+        _fail(str(e))
     _report(results, out)

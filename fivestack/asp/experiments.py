@@ -3,7 +3,8 @@ std over seeds of the target metric against counted episodes) and a PNG of the c
 
 Each environment module provides ``make(n)``, ``config()``, ``METHODS`` (what its figure compares),
 ``EPISODES`` (the default budget in counted episodes), ``METRIC`` ("success" or "reward") and ``summary``
-(the figures its "done when" item names).
+(the figures its "done when" item names); optionally ``METHOD_OVERRIDES`` (config changes per method),
+``extra_plots(results, out_dir)`` (more figures), and an env's ``run_extras()`` (more JSON per method).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import numpy as np
 
 from fivestack.asp.selfplay import train
 
-ENV_NAMES = ("hallway", "lightkey", "mountaincar", "mountaincar_gym", "economy")
-VARIANTS = {"mountaincar_gym": ("mountaincar", "GYM_VARIANT")}   # a second world defined in another's module
+ENV_NAMES = ("hallway", "lightkey", "mountaincar", "mountaincar_gym", "economy", "swimmergather",
+             "swimmergather_ppo")
+VARIANTS = {"mountaincar_gym": ("mountaincar", "GYM_VARIANT"),   # a second world defined in another's module
+            "swimmergather_ppo": ("swimmergather", "PPO_VARIANT")}
 LABELS = {"self_play": "self-play", "target_only": "target task only (policy gradient)",
           "random_alice": "random Alice", "count_based": "count-based bonus",
           "self_play_bc": "self-play + Alice cloning", "self_play_multi": "self-play, 3 Alices"}
@@ -41,10 +44,13 @@ def run_method(name: str, method: str, seeds: int, episodes: int, seed: int = 0,
     cfg = dataclasses.replace(mod.config(), **(overrides or {}))
     cfg = dataclasses.replace(cfg, **getattr(mod, "METHOD_OVERRIDES", {}).get(method, {}))
     env = mod.make(seeds * cfg.batch)
-    start = time.time()
+    start, cpu_start = time.time(), time.process_time()
     curves, _ = train(env, method, cfg, seeds, episodes, np.random.default_rng(seed), on_progress)
-    out = {"method": method, "seconds": round(time.time() - start, 1), "x": [int(v) for v in curves.x],
+    out = {"method": method, "seconds": round(time.time() - start, 1),
+           "cpu_seconds": round(time.process_time() - cpu_start, 1), "x": [int(v) for v in curves.x],
            "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(cfg).items()}}
+    if hasattr(env, "run_extras"):
+        out.update(env.run_extras())
     for key in ("success", "reward"):
         a = np.array(curves.success if key == "success" else curves.reward)  # (K, S)
         out[key] = {"mean": a.mean(1).round(4).tolist(), "std": a.std(1).round(4).tolist(),
@@ -76,6 +82,8 @@ def reproduce(name: str, seeds: int, episodes: int | None, out_dir: Path, method
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{name}.json").write_text(json.dumps(results, indent=1))
     plot(results, out_dir / f"{name}.png")
+    if hasattr(mod, "extra_plots"):
+        mod.extra_plots(results, out_dir)
     return results
 
 
@@ -85,6 +93,9 @@ def resummarize(json_path: Path) -> dict:
     results["summary"] = env_module(results["env"]).summary(results)
     Path(json_path).write_text(json.dumps(results, indent=1))
     plot(results, Path(json_path).with_suffix(".png"))
+    mod = env_module(results["env"])
+    if hasattr(mod, "extra_plots"):
+        mod.extra_plots(results, Path(json_path).parent)
     return results
 
 
@@ -115,7 +126,8 @@ def plot(results: dict, path: Path) -> None:
     for m, r in results["methods"].items():
         mean, std = np.array(r[metric]["mean"]), np.array(r[metric]["std"])
         ax.plot(r["x"], mean, label=LABELS.get(m, m))
-        low, high = (0.0, 1.0) if metric == "success" else (0.0, np.inf)
+        floor = getattr(env_module(results["env"]), "REWARD_FLOOR", 0.0)   # swimmergather: -inf (bombs)
+        low, high = (0.0, 1.0) if metric == "success" else (floor, np.inf)
         ax.fill_between(r["x"], np.clip(mean - std, low, high), np.clip(mean + std, low, high), alpha=0.2)
     xlabel = "episodes" if results["env"] == "hallway" else "target-task episodes"
     ax.set_xlabel(xlabel)
