@@ -155,9 +155,9 @@ class AnnealConfig:
 class AspConfig:
     """Asymmetric self-play games mixed into 1v1 training (``system/asp_moba.py``, repeat mode); share 0: off."""
 
-    share: float = setting(0.0, "share of the rollout's games that are self-play games (Alice sets a hero state, "
-                                "Bob repeats it); 0: none. Needs game.mode 1v1 and policy.goal_inputs 6")
-    t_max: int = setting(200, "decisions of a self-play episode, Alice's and Bob's together (Bob has t_max - t_A)")
+    share: float = setting(0.0, "share of rollout games that are self-play (Alice sets a hero state, Bob repeats it); "
+                                "0: none")
+    t_max: int = setting(200, "decisions of a self-play episode, Alice's and Bob's (Bob has t_max - t_A)")
     alice_t_max: int = setting(100, "the most decisions Alice plays before she must stop")
     position_tolerance: float = setting(250.0, "Bob matches Alice's hero position within this distance (world "
                                                "units; the map is 16,000)")
