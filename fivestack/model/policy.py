@@ -52,8 +52,8 @@ class PolicyConfig:
     cross_hero_fraction: float = field(default=0.25, metadata={"doc": "share of the trunk max-pooled across the "
                                                                        "team's heroes (paper: 25%)"})
     normalizer_clip: float = field(default=5.0, metadata={"doc": "standardised inputs are clipped to +- this"})
-    goal_inputs: int = field(default=0, metadata={"doc": "width of the goal input the trunk also reads (asymmetric "
-                                                          "self-play, [asp]: 6); 0: none, the default model"})
+    goal_inputs: int = field(default=0, metadata={"doc": "width of the goal input the trunk also reads (6 for "
+                                                          "asymmetric self-play, asp.share); 0: none, the default"})
 
 
 @dataclass
