@@ -3,6 +3,7 @@
     python benchmarks/learn_vs_bots.py --mode 1v1 --minutes 30 --seed 0             # wall-clock budget
     python benchmarks/learn_vs_bots.py --mode 5v5 --agent-steps 20000000 --seed 0   # agent-step budget
     python benchmarks/learn_vs_bots.py --resume runs/learn-5v5-seed0-1700000000 --agent-steps 40000000
+    python benchmarks/learn_vs_bots.py --mode 1v1 --agent-steps 600000 --asp 0.25 --seed 0  # with Alice (1v1)
 
 Training uses ``configs/MODE.toml`` (the defaults of ``fivestack.system.config`` otherwise) plus ``--set``
 overrides. The budget is ``--agent-steps`` when given (training stops between segments once the run has that
@@ -17,6 +18,12 @@ A win rate counts wins only (a draw counts 0), with its 95% Wilson interval; the
 length in game minutes and the evaluation's wall seconds stand beside it, and ``team_stats_vs_BOT`` says how the
 games went: per game, the kills, deaths, last hits, denies, net worth and mean level of the policy's team and
 the bot's, as ``[policy, bot]``.
+
+``--asp SHARE`` mixes asymmetric self-play into 1v1 training (``fivestack/system/asp_moba.py``): SHARE of the
+rollout's games are Alice/Bob games (``asp.share``, with the goal input ``policy.goal_inputs`` it needs; other
+``asp.*`` keys through ``--set``). Their agent-steps count toward the budget like any other; the result then
+holds ``asp``, the self-play figures (Bob's success, Alice's task length and distance) over the run's last
+tenth, from ``metrics.jsonl``.
 
 The benchmark writes its arguments and the curve so far to ``RUN/learn_vs_bots.json`` after every curve point
 (every curve point is also a checkpoint of the run), so a stopped benchmark carries on with ``--resume RUN``:
@@ -38,12 +45,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from fivestack.system.asp_moba import GOAL_WIDTH
 from fivestack.system.config import load_config
 from fivestack.system.evaluator import evaluate
 from fivestack.system.serial import SerialRunner
 
 STATE_FILE = "learn_vs_bots.json"
-RUN_SETTINGS = ("mode", "seed", "overrides", "runs_dir")  # fixed when the run starts: --resume cannot change them
+RUN_SETTINGS = ("mode", "seed", "overrides", "runs_dir", "asp")  # fixed when the run starts: --resume cannot change them
 
 
 def build_parser(explicit_only: bool = False) -> argparse.ArgumentParser:
@@ -69,6 +77,8 @@ def build_parser(explicit_only: bool = False) -> argparse.ArgumentParser:
                         help="game-time limit of evaluation games (default: the config's eval.max_seconds)")
     parser.add_argument("--greedy", action="store_true", default=default(False),
                         help="evaluate the policy's most likely actions (default: sampled)")
+    parser.add_argument("--asp", type=float, default=default(0.0),
+                        help="share of 1v1 training games played as asymmetric self-play (Alice and Bob); 0: none")
     parser.add_argument("--runs-dir", default=default("runs"))
     parser.add_argument("--set", dest="overrides", action="append", default=default([]))
     parser.add_argument("--resume", default=default(None), help="continue this stopped benchmark run (runs/NAME)")
@@ -83,15 +93,32 @@ def save_state(run_dir: Path, args: argparse.Namespace, curve: list[dict]) -> No
     os.replace(tmp, path)
 
 
+def asp_summary(metrics_path: Path) -> dict:
+    """The self-play figures (``asp/*`` of ``metrics.jsonl``) averaged, episode-weighted, over the last tenth of
+    the run's segments, and the episodes played in all."""
+    records = [r for r in map(json.loads, metrics_path.read_text().splitlines()) if "asp/episodes" in r]
+    if not records:
+        return {}
+    tail = records[-max(len(records) // 10, 1):]
+    out = {"episodes": int(sum(r["asp/episodes"] for r in records)), "last_tenth_segments": len(tail),
+           "agent_steps_from": tail[0]["agent_steps"]}
+    for key in ("bob_success", "t_a", "t_b", "alice_reward", "task_distance", "task_levels", "task_gold"):
+        pairs = [(r[f"asp/{key}"], r["asp/episodes"]) for r in tail if f"asp/{key}" in r]
+        if pairs:
+            out[key] = round(sum(v * n for v, n in pairs) / sum(n for _, n in pairs), 4)
+    return out
+
+
 def start(argv: list[str] | None) -> tuple[argparse.Namespace, SerialRunner, list[dict]]:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.resume is None:
-        name = f"learn-{args.mode}-seed{args.seed}-{int(time.time())}"
+        name = f"learn-{args.mode}{'-asp' if args.asp else ''}-seed{args.seed}-{int(time.time())}"
+        asp = [f"asp.share={args.asp}", f"policy.goal_inputs={GOAL_WIDTH}"] if args.asp else []
         preset = Path(__file__).resolve().parent.parent / "configs" / f"{args.mode}.toml"
         config = load_config(preset if preset.is_file() else None, [
             f"game.mode='{args.mode}'", f"run.seed={args.seed}", f"run.name='{name}'",
-            f"run.runs_dir='{args.runs_dir}'", "eval.every_versions=0", *args.overrides, "run.minutes=0"])
+            f"run.runs_dir='{args.runs_dir}'", "eval.every_versions=0", *asp, *args.overrides, "run.minutes=0"])
         runner = SerialRunner(config)
         curve: list[dict] = []
     else:
@@ -101,6 +128,7 @@ def start(argv: list[str] | None) -> tuple[argparse.Namespace, SerialRunner, lis
             parser.error(f"--resume {run_dir}: no {STATE_FILE} there; give the folder of a learn_vs_bots run "
                          f"(runs/learn-MODE-seedS-TIME)")
         saved = json.loads(state_path.read_text())
+        saved["args"].setdefault("asp", 0.0)  # saved before the option existed
         given = vars(build_parser(explicit_only=True).parse_args(argv))
         for key in RUN_SETTINGS:
             if key in given and given[key] != saved["args"][key]:
@@ -203,6 +231,8 @@ def main(argv: list[str] | None = None) -> None:
         for key in ("win_rate", "ci95", "draw_rate", "games", "minutes_per_game", "eval_seconds", "team_stats"):
             out[f"{key}_vs_{opponent}"] = last.get(f"{key}_vs_{opponent}")
     out["eval_seconds"] = last["eval_seconds"]
+    if config.asp.share > 0:
+        out["asp"] = asp_summary(runner.run_dir / "metrics.jsonl")
     out["curve"] = curve
     print(json.dumps(out))
 

@@ -52,6 +52,8 @@ class PolicyConfig:
     cross_hero_fraction: float = field(default=0.25, metadata={"doc": "share of the trunk max-pooled across the "
                                                                        "team's heroes (paper: 25%)"})
     normalizer_clip: float = field(default=5.0, metadata={"doc": "standardised inputs are clipped to +- this"})
+    goal_inputs: int = field(default=0, metadata={"doc": "width of the goal input the trunk also reads (6 for "
+                                                          "asymmetric self-play, asp.share); 0: none, the default"})
 
 
 @dataclass
@@ -197,7 +199,7 @@ def trunk_inputs(config: PolicyConfig, sizes: GameSizes) -> list[tuple[str, int,
             ("pickups", sp.N_PICKUPS, f["pickups"]), ("minimap_net", 1, 16 * 5 * 5), ("pooled_units", 1, e),
             ("pooled_heroes", 1, e), ("pooled_items", 1, e), ("pooled_abilities", 1, e),
             ("nearby_net", 1, 16 * 4 * 4), ("previous_action", 1, f["previous_action"]), ("own_unit", 1, e),
-            ("hero_identity", 1, N_HEROES)]
+            ("hero_identity", 1, N_HEROES)] + ([("goal", 1, config.goal_inputs)] if config.goal_inputs else [])
 
 
 class Policy(nn.Module):
@@ -313,8 +315,12 @@ class Policy(nn.Module):
         nearby = self.nearby_net(n["nearby_map"].flatten(0, 1).permute(0, 3, 1, 2)).view(b, k, -1)
         own = units.lookup(hero_slots.long())  # the controlled hero's own unit embedding (B, K, E)
         identity = F.one_hot(hero_slots.long(), N_HEROES).float()
-        x = torch.cat([team_part.unsqueeze(1).expand(b, k, -1), nearby, n["previous_action"], own, identity], -1)
-        return self.trunk(x), units
+        parts = [team_part.unsqueeze(1).expand(b, k, -1), nearby, n["previous_action"], own, identity]
+        if self.config.goal_inputs:  # asymmetric self-play's goal (B, K, G): zeros where the observation has none
+            goal = obs.get("goal")
+            parts.append(goal.to(identity.dtype) if goal is not None
+                         else identity.new_zeros(b, k, self.config.goal_inputs))
+        return self.trunk(torch.cat(parts, -1)), units
 
     def cross_hero_pool(self, x: torch.Tensor) -> torch.Tensor:
         """Append the max over the team's K replicas of the first 25% of each replica's vector."""

@@ -1,6 +1,6 @@
 """Run configuration: one dataclass per component, with the paper's defaults and our CPU-scale choices
 marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[reward]``, ``[ppo]``, ``[policy]``,
-``[pool]``, ``[eval]``, ``[anneal]``, ``[ray]``)
+``[pool]``, ``[eval]``, ``[anneal]``, ``[asp]``, ``[ray]``)
 with ``--set section.key=value`` overrides; an unknown key or a value of the wrong type is one clear error.
 """
 
@@ -152,6 +152,24 @@ class AnnealConfig:
 
 
 @dataclass
+class AspConfig:
+    """Asymmetric self-play games mixed into 1v1 training (``system/asp_moba.py``, repeat mode); share 0: off."""
+
+    share: float = setting(0.0, "share of rollout games that are self-play (Alice sets a hero state, Bob repeats it); "
+                                "0: none")
+    t_max: int = setting(200, "decisions of a self-play episode, Alice's and Bob's (Bob has t_max - t_A)")
+    alice_t_max: int = setting(100, "the most decisions Alice plays before she must stop")
+    position_tolerance: float = setting(250.0, "Bob matches Alice's hero position within this distance (world "
+                                               "units; the map is 16,000)")
+    level_tolerance: int = setting(0, "... her hero level within this many levels")
+    gold_tolerance: float = setting(150.0, "... her net worth (gold plus items) within this much gold")
+    reward_scale: float = setting(0.01, "gamma of the rewards R_B = -gamma t_B, R_A = gamma max(0, t_B - t_A) "
+                                        "(fivestack.asp.rewards)")
+    alice_learning_rate: float = setting(0.003, "Alice's RMSProp learning rate (REINFORCE with a baseline)")
+    alice_batch: int = setting(16, "finished self-play episodes per update of Alice")
+
+
+@dataclass
 class RayConfig:
     """The ray runner (``fivestack train --runner ray``); the serial runner ignores this section."""
 
@@ -182,6 +200,7 @@ class TrainConfig:
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     anneal: AnnealConfig = field(default_factory=AnnealConfig)
+    asp: AspConfig = field(default_factory=AspConfig)
     ray: RayConfig = field(default_factory=RayConfig)
 
     def to_dict(self) -> dict:
@@ -336,6 +355,16 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("anneal", "versions"): (1, None, True, False),
     ("anneal", "drop_sigmas"): (0, None, False, False),
     ("anneal", "slowdown"): (0, 1, False, True),
+    ("policy", "goal_inputs"): (0, None, True, False),
+    ("asp", "share"): (0, 1, True, True),
+    ("asp", "t_max"): (2, None, True, False),
+    ("asp", "alice_t_max"): (1, None, True, False),
+    ("asp", "position_tolerance"): (0, None, False, False),
+    ("asp", "level_tolerance"): (0, None, True, False),
+    ("asp", "gold_tolerance"): (0, None, True, False),
+    ("asp", "reward_scale"): (0, None, False, False),
+    ("asp", "alice_learning_rate"): (0, None, False, False),
+    ("asp", "alice_batch"): (1, None, True, False),
     ("ray", "rollout_workers"): (1, None, True, False),
     ("ray", "inference"): (0, None, True, False),
     ("ray", "optimizers"): (1, None, True, False),
@@ -380,6 +409,7 @@ def validate(config: TrainConfig) -> None:
     if config.ray.buffer_samples < config.ppo.batch_samples:
         raise ConfigError(f"ray.buffer_samples ({config.ray.buffer_samples}) must hold at least one batch "
                           f"(ppo.batch_samples = {config.ppo.batch_samples})")
+    validate_asp(config)
     pool, ev = config.pool, config.eval
     if pool.bot not in TRAINING_BOTS:
         raise ConfigError(f"pool.bot must be one of {list(TRAINING_BOTS)}, got {pool.bot!r}")
@@ -390,6 +420,30 @@ def validate(config: TrainConfig) -> None:
                           f"({pool.add_every_versions}): only versions in the pool are rated")
     if ev.every_versions and "random" not in ev.opponents:
         raise ConfigError("eval.opponents must include 'random', the anchor (mu = 0) of the rating scale")
+
+
+def validate_asp(config: TrainConfig) -> None:
+    """The [asp] rules between keys: 1v1 only, the goal input the policy needs, at least one game, Bob's time."""
+    from fivestack.system.asp_moba import GOAL_WIDTH  # here: asp_moba does not import this module at load time
+
+    asp = config.asp
+    if asp.share == 0:
+        return
+    if config.game.mode != "1v1":
+        raise ConfigError(f"asp.share = {asp.share:g} needs game.mode = '1v1' (self-play games drive one hero), "
+                          f"got {config.game.mode!r}; use --config configs/1v1.toml or asp.share=0")
+    if config.policy.goal_inputs != GOAL_WIDTH:
+        raise ConfigError(f"asp.share = {asp.share:g} needs the policy's goal input, which changes the model: set "
+                          f"policy.goal_inputs={GOAL_WIDTH} (got {config.policy.goal_inputs})")
+    if round(asp.share * config.rollout.games) < 1:
+        raise ConfigError(f"asp.share = {asp.share:g} of rollout.games = {config.rollout.games} rounds to no self-play "
+                          f"game; raise asp.share to at least {0.5 / config.rollout.games:.3g} or set it to 0")
+    if round(asp.share * config.rollout.games) >= config.rollout.games:
+        raise ConfigError(f"asp.share = {asp.share:g} makes all {config.rollout.games} rollout games self-play games; "
+                          f"keep at least one ordinary game (the learner must play every step): lower asp.share")
+    if asp.alice_t_max >= asp.t_max:
+        raise ConfigError(f"asp.alice_t_max ({asp.alice_t_max}) must be below asp.t_max ({asp.t_max}), or Bob has no "
+                          f"time to repeat her task")
 
 
 def describe(config: TrainConfig) -> list[dict[str, Any]]:

@@ -16,6 +16,11 @@ acts at every timestep (not only at the learner's decisions) and its team's step
 With a teacher (``ppo.teacher``, a bot name), every step of the segment also carries the action the teacher bot
 would take in each team's place (``SampleBatch.teacher_actions``; -1 everywhere without one): the labels of the
 optimizer's imitation term, taken on the states the policy itself visits.
+
+With ``asp.share > 0`` (1v1), that share of the game slots plays asymmetric self-play instead
+(``fivestack.system.asp_moba``): Alice's and the idle hero's rows are not the learner's (their samples are
+dropped), Bob's are, with the self-play reward in place of the game's; the observations carry the ``goal``
+group (zeros outside Bob's turns) whenever the policy reads one (``policy.goal_inputs``).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from fivestack.model.policy import ALL_GROUPS
 from fivestack.rl.gae import gae, gamma_from_horizon
 from fivestack.rl.rewards import shaped_reward
 from fivestack.system.annealing import draw_features
+from fivestack.system.asp_moba import ALICE, IDLE, MobaSelfPlay
 from fivestack.system.config import TrainConfig, reward_weights
 from fivestack.system.inference import initial_state
 from fivestack.system.messages import HERO_AXIS_GROUPS, InferenceRequest, InferenceResult, SampleBatch
@@ -111,7 +117,13 @@ class RolloutWorker:
         self.keep_orders[..., 2] = -1  # no-ops: every hero keeps its order
         self.gamma = gamma_from_horizon(config.ppo.horizon_seconds, STEP_SECONDS * self.decision_steps)
         self.next_seed = int(seed) * 1_000_003
-        self.obs = self.env.reset(self._take_seeds(self.n_games), self._new_features(self.n_games))
+        first_seeds = self._take_seeds(self.n_games)
+        self.obs = self.env.reset(first_seeds, self._new_features(self.n_games))
+        self.goal_width = config.policy.goal_inputs
+        self.asp = MobaSelfPlay(config.asp, self.n_games, self.heroes, seed, self._take_seeds) \
+            if config.asp.share > 0 else None
+        if self.asp is not None:
+            self.asp.begin(self.env, first_seeds)
         self.bot_fraction = config.pool.bot_fraction
         self.bots = [make_agent(config.pool.bot, team, seed) for team in (0, 1)] if self.bot_fraction > 0 else None
         self.teachers = [make_agent(config.ppo.teacher, team, seed) for team in (0, 1)] if config.ppo.teacher else None
@@ -140,6 +152,8 @@ class RolloutWorker:
         """An opponent for each new game: the bot (``pool.bot_fraction``), else the pool's choice."""
         if self.opponents is None and self.bots is None:
             return
+        if self.asp is not None:  # self-play games have their own players
+            games = games[~self.asp.is_game[games]]
         for g in games:
             if self.bots is not None and self.rng.random() < self.bot_fraction:
                 self.opponent_version[g] = BOT
@@ -156,6 +170,8 @@ class RolloutWorker:
         owners = np.full(self.n_teams, LATEST, np.int64)
         other = np.flatnonzero(self.opponent_version != LATEST)
         owners[2 * other + self.opponent_side[other]] = self.opponent_version[other]
+        if self.asp is not None:
+            self.asp.set_owners(owners)
         return owners
 
     def _act(self, infer: InferenceFn, request: InferenceRequest) -> InferenceResult:
@@ -170,6 +186,8 @@ class RolloutWorker:
             rows = np.flatnonzero(owners == version)
             if version == BOT:
                 parts.append((rows, self._bot_result(rows, request, mine.version)))
+            elif version in (ALICE, IDLE):
+                parts.append((rows, self.asp.result(rows, mine.version, self.k, request.state[0].shape[-1])))
             else:
                 parts.append((rows, self.opponents.inference(int(version))(request.select(rows))))
         return InferenceResult.merge(self.n_teams, parts, mine.version)
@@ -225,6 +243,14 @@ class RolloutWorker:
             truncated |= trunc
         return reward, terminated, truncated, info
 
+    def _view(self) -> dict[str, np.ndarray]:
+        """The teams' observations, with the goal input when the policy reads one (zeros outside self-play)."""
+        view = team_view(self.obs, self.heroes)
+        if self.goal_width:
+            view["goal"] = (self.asp.goal_features(self.env, self.n_teams, self.k) if self.asp is not None
+                            else np.zeros((self.n_teams, self.k, self.goal_width), np.float32))
+        return view
+
     def _segment_obs(self, first_view: dict[str, np.ndarray], n_samples: int, sample_steps: int):
         shapes = {name: ((n_samples, arr.shape[0], sample_steps, *arr.shape[1:]), arr.dtype)
                   for name, arr in first_view.items()}
@@ -246,7 +272,7 @@ class RolloutWorker:
         steps, sample_steps = self.config.rollout.segment_steps, self.config.rollout.sample_steps
         n_samples = steps // sample_steps
         t, k = self.n_teams, self.k
-        first_view = team_view(self.obs, self.heroes)
+        first_view = self._view()
         # observations are stored sample-major from the start, (samples, teams, sample_steps, ...), so that
         # cutting the segment into samples costs nothing
         seg_obs = self._segment_obs(first_view, n_samples, sample_steps)
@@ -265,7 +291,7 @@ class RolloutWorker:
         inference_s = simulation_s = 0.0
         version = -1
         for i in range(steps):
-            view = team_view(self.obs, self.heroes)
+            view = self._view()
             for name, arr in view.items():
                 seg_obs[name][i // sample_steps, :, i % sample_steps] = arr
             if i % sample_steps == 0:
@@ -275,6 +301,8 @@ class RolloutWorker:
             learner[i] = self.row_owners() == LATEST
             if self.teachers is not None:
                 teacher_actions[i] = self._bot_actions(self.teachers, np.arange(t))
+            if self.asp is not None:
+                self.asp.decide(self.env)
             result = self._act(infer, request)
             t1 = time.perf_counter()
             version = result.version if version < 0 else version
@@ -283,9 +311,13 @@ class RolloutWorker:
             t2 = time.perf_counter()
             inference_s += t1 - t0
             simulation_s += t2 - t1
+            asp_resets = None
+            if self.asp is not None:  # self-play games end and restart by their own rules
+                asp_resets = self.asp.after_decision(self.env, reward, terminated | truncated)
+                terminated, truncated = terminated & ~self.asp.is_game, truncated & ~self.asp.is_game
             ended = terminated | truncated
             if truncated.any():  # bootstrap a cut-off game from the value of its last observation
-                last = self._act(infer, InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots,
+                last = self._act(infer, InferenceRequest(self._view(), self.hero_slots,
                                                          result.state, np.zeros(t, np.float32)))
                 cut = np.repeat(truncated, 2)
                 reward[cut] += self.gamma * last.value[cut]
@@ -306,9 +338,16 @@ class RolloutWorker:
                                          "features": int(self.env.game.features[g])})
                 self.env.reset_games(done, self._take_seeds(done.size), self._new_features(done.size))
                 self._choose_opponents(done)
+            if asp_resets is not None and asp_resets[0].size:  # Bob's turn (Alice's seed again) or a new episode
+                games, seeds = asp_resets
+                self.env.reset_games(games, seeds)
+                self.asp.on_reset(self.env, games)
+                rows = np.concatenate([2 * games, 2 * games + 1])
+                self.first[rows] = 1.0
+                ends[i, rows] = 1.0
+                outcome[i, rows] = 0.5
         # bootstrap the segment's end from the value (and win probability) of the next observation
-        last = self._act(infer, InferenceRequest(team_view(self.obs, self.heroes), self.hero_slots, self.state,
-                                                 self.first))
+        last = self._act(infer, InferenceRequest(self._view(), self.hero_slots, self.state, self.first))
         advantages, returns = gae(rewards, values, ends[..., None], last.value, self.gamma, self.config.ppo.gae_lambda)
         win_target = np.empty_like(values)
         target = last.win_prob
@@ -325,7 +364,8 @@ class RolloutWorker:
                         "reward_abs_mean": float(np.abs(rewards).mean()), "inference_seconds": inference_s,
                         "past_opponent_steps": int((~learner).sum()) * k * self.decision_steps,
                         "simulation_seconds": simulation_s, "games_started": self.games_started,
-                        "games_with_feature": self.games_with_feature}
+                        "games_with_feature": self.games_with_feature,
+                        "asp": self.asp.take_metrics() if self.asp is not None else {}}
         self.results = []
         self.games_started = self.games_with_feature = 0
         return samples

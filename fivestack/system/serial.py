@@ -151,6 +151,7 @@ class SerialRunner:
             metrics.update(self.pool.summary())
             if self.annealing:
                 metrics.update(self.annealing.metrics(self.worker.feature_share, batch.info))
+            metrics.update(batch.info.get("asp", {}))  # asymmetric self-play games (asp.share), if any
             self.controller.log(self.version, self.agent_steps, metrics)
             self.collect_ratings()
             now = time.monotonic()

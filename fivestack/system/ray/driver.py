@@ -16,7 +16,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.annealing import Annealing
-from fivestack.system.config import TrainConfig, reward_weights
+from fivestack.system.config import ConfigError, TrainConfig, reward_weights
 from fivestack.system.controller import RunStopped, new_run_dir
 from fivestack.system.evaluator import progress_ratings, rating_metrics
 from fivestack.system.metrics import ray_metrics
@@ -66,6 +66,9 @@ class Slot:
 
 class RayRunner:
     def __init__(self, config: TrainConfig, resume: Path | None = None, say=print):
+        if config.asp.share > 0:
+            raise ConfigError(f"asp.share = {config.asp.share:g}: the ray runner does not play asymmetric self-play "
+                              f"games; use --runner serial, or asp.share=0")
         self.config = config
         self.say = say
         rc = config.ray
