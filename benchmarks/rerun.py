@@ -85,17 +85,21 @@ def agent_steps_of(run: Path) -> dict[int, int]:
 
 # ====================================================================== policies, games, ratings
 def load_policy(run: Path, version: int | None):
-    """A version of ``run`` (its pool file; None: its latest checkpoint) as the run's config builds it."""
+    """A version of ``run`` (its pool file, else its checkpoint; None: its latest checkpoint) as the run's config
+    builds it."""
     from fivestack.model.policy import Policy
     from fivestack.system.config import load_config
     from fivestack.system.controller import latest_checkpoint, load_checkpoint
     from fivestack.system.pool import OpponentPool
 
     config = load_config(run / "config.toml")
+    pool = OpponentPool(config.pool, run / "pool")
     if version is None:
         weights = load_checkpoint(latest_checkpoint(run))[0]
+    elif pool.path_of(version).is_file():
+        weights = pool.weights(version)
     else:
-        weights = OpponentPool(config.pool, run / "pool").weights(version)
+        weights = load_checkpoint(run / "checkpoints" / f"{version:08d}")[0]
     policy = Policy(config.policy, config.game.patch)
     policy.load_state_dict(weights)
     return policy.eval(), config
@@ -146,16 +150,18 @@ class Rater:
     """Every version on one scale: the bots calibrated once, each version rated against them only, from the prior,
     on the same game seeds (``RatingEvaluator.rate`` with the evaluator of the version's own run)."""
 
-    def __init__(self, args):
+    def __init__(self, args, bots: dict | None = None):
         from fivestack.system.config import load_config
         from fivestack.system.evaluator import RatingEvaluator
 
         self.args = args
         config = load_config(ROOT / "configs" / "1v1.toml", [f"eval.max_seconds={args.eval_seconds}",
                                                               f"eval.calibration_games={args.calibration_games}"])
-        calibration = RatingEvaluator(config, Path(args.runs_dir) / "no-pool", seed=args.rating_seed)
-        calibration.calibrate_bots()
-        self.state = {"bots": calibration.state_dict()["bots"]}
+        if bots is None:
+            calibration = RatingEvaluator(config, Path(args.runs_dir) / "no-pool", seed=args.rating_seed)
+            calibration.calibrate_bots()
+            bots = calibration.state_dict()["bots"]
+        self.state = {"bots": bots}
 
     def rate(self, run: Path, version: int) -> dict:
         from fivestack.system.config import from_dict
@@ -316,7 +322,49 @@ def run_seed(args, seed: int, runs: Path, log: Path, rater: Rater, say) -> dict:
                                    "threshold": pre["mu"] - 2 * pre["sigma"],
                                    "passed": post["mu"] >= pre["mu"] - 2 * pre["sigma"]}}
     out["fresh"] = {"curve": fresh_curve}
+    add_equal_point(out, runs, rater, say)
     return out
+
+
+def stored_versions(run: Path) -> set[int]:
+    return set(pool_versions(run)) | {int(p.name) for p in (run / "checkpoints").iterdir() if p.name.isdigit()}
+
+
+def add_equal_point(seed_result: dict, runs: Path, rater: Rater, say) -> None:
+    """The fresh arm at the surgery arm's agent-steps: its stored version (pool file or checkpoint) with the most
+    agent-steps not above the surgery arm's last, rated and put on its curve."""
+    fresh = runs / f"s{seed_result['seed']}-fresh"
+    budget = seed_result["surgery"]["curve"][-1]["agent_steps"]
+    steps = agent_steps_of(fresh)
+    version = max(v for v in stored_versions(fresh) if steps.get(v, budget + 1) <= budget)
+    point = next((p for p in seed_result["fresh"]["curve"] if p["version"] == version), None)
+    if point is None:
+        say(f"seed {seed_result['seed']}: rating {fresh.name} version {version} (the surgery arm's agent-steps)")
+        point = {"version": version, "agent_steps": steps[version], "run": fresh.name, **rater.rate(fresh, version)}
+        seed_result["fresh"]["curve"] = sorted(seed_result["fresh"]["curve"] + [point], key=lambda p: p["version"])
+    seed_result["fresh"]["at_surgery_arm_agent_steps"] = point
+
+
+def summarize(result: dict, args) -> dict:
+    seeds = result["seeds"]
+    result["final"] = {"surgery": [{k: s["surgery"]["curve"][-1][k] for k in ("version", "agent_steps", "mu", "sigma")}
+                                   for s in seeds],
+                       "fresh_at_equal_agent_steps": [{k: s["fresh"]["at_surgery_arm_agent_steps"][k]
+                                                       for k in ("version", "agent_steps", "mu", "sigma")}
+                                                      for s in seeds],
+                       "fresh_last": [{k: s["fresh"]["curve"][-1][k] for k in ("version", "agent_steps", "mu", "sigma")}
+                                      for s in seeds]}
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(result, indent=1))
+    plot(result, Path(args.png))
+    return {"final_mu_surgery": [p["mu"] for p in result["final"]["surgery"]],
+            "final_mu_fresh_equal_agent_steps": [p["mu"] for p in result["final"]["fresh_at_equal_agent_steps"]],
+            "check_i_identical": [all(r["identical_actions"] and r["identical_outcomes"]
+                                      for r in s["surgery"]["check_i_replay"].values()) for s in seeds],
+            "check_ii_passed": [s["surgery"]["check_ii"]["passed"] for s in seeds],
+            "check_iii_completed": [s["past_opponents"]["final_vs_moved"]["completed"] for s in seeds],
+            "bots_same_games": result["bots_play_the_same_games_under_0.1_and_0.3"],
+            "cpu_seconds": result["cpu_seconds"], "json": args.json, "png": args.png}
 
 
 def main() -> None:
@@ -343,7 +391,12 @@ def main() -> None:
     parser.add_argument("--runs-dir", default=str(ROOT / "runs" / "rerun"))
     parser.add_argument("--json", default=str(ROOT / "docs" / "benchmarks" / "rerun.json"))
     parser.add_argument("--png", default=str(ROOT / "docs" / "rerun.png"))
+    parser.add_argument("--post", action="store_true", help="only add the fresh arm's point at the surgery arm's "
+                                                             "agent-steps to the result in --json (and redraw)")
     args = parser.parse_args()
+    if args.post:
+        post(args)
+        return
     if args.versions < args.surgery_at + args.after:
         parser.error("--versions must be at least --surgery-at + --after (check ii rates --after versions later)")
 
@@ -371,30 +424,30 @@ def main() -> None:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
     cpu = sum(u.ru_utime + u.ru_stime for u in usage)
 
-    def final(arm):
-        return [s[arm]["curve"][-1]["mu"] for s in seeds]
-
     result = {
         "benchmark": "rerun", "mode": MODE, "config": "configs/1v1.toml", "runner": "serial", "torch_threads": 1,
         "seeds": seeds, "bots": rater.bots, "bots_play_the_same_games_under_0.1_and_0.3": bots_same,
-        "settings": {k: v for k, v in vars(args).items() if k not in ("json", "png", "runs_dir")},
-        "agent_steps_per_version": seeds[0]["fresh"]["curve"][-1]["agent_steps"] / seeds[0]["fresh"]["curve"][-1][
-            "version"],
-        "final_mu": {"surgery": final("surgery"), "fresh": final("fresh")},
+        "settings": {k: v for k, v in vars(args).items() if k not in ("json", "png", "runs_dir", "post")},
         "cpu_seconds": round(cpu, 1), "wall_seconds": round(time.monotonic() - start, 1),
         "runs": str(runs), "note": "CPU time of this process and its children on a shared machine",
     }
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(result, indent=1))
-    plot(result, Path(args.png))
-    summary = {"final_mu_surgery": result["final_mu"]["surgery"], "final_mu_fresh": result["final_mu"]["fresh"],
-               "check_i_identical": [all(r["identical_actions"] and r["identical_outcomes"]
-                                         for r in s["surgery"]["check_i_replay"].values()) for s in seeds],
-               "check_ii_passed": [s["surgery"]["check_ii"]["passed"] for s in seeds],
-               "check_iii_completed": [s["past_opponents"]["final_vs_moved"]["completed"] for s in seeds],
-               "bots_same_games": bots_same, "cpu_seconds": result["cpu_seconds"], "json": args.json,
-               "png": args.png}
-    print(json.dumps(summary))
+    print(json.dumps(summarize(result, args)))
+
+
+def post(args) -> None:
+    """``--post``: a result written before the fresh arm's equal-agent-steps point existed gets it (the same bots'
+    calibration, read from the result), and its summary."""
+    result = json.loads(Path(args.json).read_text())
+    runs = Path(result["runs"])
+    for key, value in result["settings"].items():
+        setattr(args, key, value)
+    rater = Rater(args, bots=result["bots"])
+    for seed_result in result["seeds"]:
+        if "at_surgery_arm_agent_steps" not in seed_result["fresh"]:
+            add_equal_point(seed_result, runs, rater, print)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    result["cpu_seconds"] = round(result["cpu_seconds"] + usage.ru_utime + usage.ru_stime, 1)
+    print(json.dumps(summarize(result, args)))
 
 
 def seeded_games_bots(a: str, b: str, patch: str, args):
