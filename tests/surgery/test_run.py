@@ -287,3 +287,22 @@ def test_an_unknown_patch_is_one_clear_error(tmp_path):
         new_config(load_config(None, SMALL), to, "9.9")
     assert new_config(load_config(None, SMALL), to, "0.3").game.patch == "0.3"
     assert new_config(load_config(None, SMALL), to).game.patch == "0.1"
+
+
+@pytest.mark.slow
+def test_the_ray_runner_resumes_an_operated_run(trained, tmp_path):
+    """An operated run (LSTM 16 -> 32 plus patch 0.3's column) goes on under the ray runner: its actors build the
+    new model for the new game, and training advances from the operated checkpoint."""
+    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+
+    to = write_to(tmp_path / "to.toml", "[policy]\nlstm_size = 32\n")
+    new_run = tmp_path / "new"
+    assert cli("surgery", str(trained), "--to", str(to), "--patch", "0.3", "--out", str(new_run)).returncode == 0
+    _, _, state = load_checkpoint(latest_checkpoint(new_run))
+    out = cli("train", "--runner", "ray", "--resume", str(new_run), "--set", f"run.max_versions={state['version'] + 3}",
+              "--set", "ray.rollout_workers=1", "--set", "ray.optimizers=1", "--set", "ray.inference=1")
+    assert out.returncode == 0, out.stderr[-2000:]
+    model, _, after = load_checkpoint(latest_checkpoint(new_run))
+    assert after["runner"] == "ray" and after["version"] >= state["version"] + 3
+    assert after["agent_steps"] > state["agent_steps"]
+    assert model["lstm.weight_hh"].shape == (128, 32) and model["norms.obs_global.mean"].shape == (23,)
