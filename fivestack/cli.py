@@ -475,7 +475,7 @@ def surgery_command(
                                          "move to the new model."),
     to: Path = typer.Option(..., "--to", help="A TOML file with the keys that change, on top of the run's config "
                                               "(e.g. [policy] lstm_size = 512)."),
-    patch: str = typer.Option(None, "--patch", help="The new run's game patch version ([game] patch, one of "
+    patch: str = typer.Option(None, "--patch", help="The new run's game patch version (game.patch, one of "
                                                      "fivestack.game.patch.PATCHES; e.g. 0.3 adds the creep_balance "
                                                      "observation column)."),
     out: Path = typer.Option(None, "--out", help="The new run's folder (default: RUN-surgery-vVERSION beside RUN)."),
