@@ -8,7 +8,7 @@
     fivestack arena --stats RUN
     fivestack train [--config F] [--set section.key=value ...] [--resume runs/NAME]
     fivestack eval runs/NAME [--version V] [--games N] [--against random,scripted,400,...]
-    fivestack surgery runs/NAME --to CONFIG.toml [--out runs/NEW]
+    fivestack surgery runs/NAME --to CONFIG.toml [--patch VERSION] [--out runs/NEW]
     fivestack draft --table FILE.npy [--first radiant|dire] [--human radiant|dire|none]
     fivestack draft --precompute --table FILE.npy --pool 17|NAME,NAME,... [--stub-seed 0] [--batch-size 65536]
 
@@ -477,6 +477,9 @@ def surgery_command(
                                          "move to the new model."),
     to: Path = typer.Option(..., "--to", help="A TOML file with the keys that change, on top of the run's config "
                                               "(e.g. [policy] lstm_size = 512)."),
+    patch: str = typer.Option(None, "--patch", help="The new run's game patch version (game.patch, one of "
+                                                     "fivestack.game.patch.PATCHES; e.g. 0.3 adds the creep_balance "
+                                                     "observation column)."),
     out: Path = typer.Option(None, "--out", help="The new run's folder (default: RUN-surgery-vVERSION beside RUN)."),
     seed: int = typer.Option(0, help="Seed of the new weights and of the probe's recording."),
 ) -> None:
@@ -491,7 +494,7 @@ def surgery_command(
 
     try:
         state = load_checkpoint(latest_checkpoint(run))[2]
-        cfg = new_config(from_dict(state["config"]), to)
+        cfg = new_config(from_dict(state["config"]), to, patch)
         out = out or run.parent / f"{run.name}-surgery-v{int(state['version'])}"
         say = lambda line: print(line, flush=True)  # noqa: E731
         result = operate(run, cfg, out, seed=seed, say=say)

@@ -23,6 +23,10 @@ from fivestack.game.engine import GameBatch, GameConfig, sanitize_actions
 from fivestack.game.layout import (
     ACT_PRIMARY, ACT_TARGET, INVALID_ACTIONS, MAX_UNITS, N_HEROES, N_PRIMARY, N_UNIT_SLOTS,
 )
+from fivestack.game.patch import FEATURES, PATCHES, feature_mask, observation_mask
+
+
+OBSERVATION_BITS = feature_mask(f.name for f in FEATURES.values() if f.observes)
 
 
 class BatchedEnv:
@@ -30,7 +34,8 @@ class BatchedEnv:
         self.game = GameBatch(n_games, config)
         self.config = self.game.config
         self.n_games = n_games
-        self.obs = observation.allocate(n_games)
+        self.obs = observation.allocate(n_games, self.config.patch)  # a patch's observation features: more columns
+        self._observed = observation_mask(self.config.patch)  # the features whose columns this env has
         self.unit_of_slot = np.full((n_games, 2, N_UNIT_SLOTS), -1, np.int64)
         self.slot_of_unit = np.full((n_games, 2, MAX_UNITS), -1, np.int64)
         self._target_validity = np.zeros((2, 5, N_UNIT_SLOTS + 1), np.uint8)  # scratch: (team, kind, slot)
@@ -57,10 +62,21 @@ class BatchedEnv:
         if which.min() < 0 or which.max() >= self.n_games:
             raise ValueError(f"game indices must lie in [0, {self.n_games}); got {which.tolist()}")
         seeds = self._seeds(seeds, which.size)
+        if features is not None:
+            self._check_features(features)
         self.game.reset(seeds, which, features)
         self.obs["previous_action"][which] = 0.0
         observation.encode(self.game.state, self.game.data, self._obs_buffers, which)
         self._started = True
+
+    def _check_features(self, features) -> None:
+        missing = int(np.bitwise_or.reduce(np.asarray(features, np.int64).reshape(-1), initial=0)) \
+            & OBSERVATION_BITS & ~self._observed
+        if missing:
+            names = [f.name for f in FEATURES.values() if f.bit & missing]
+            raise ValueError(f"game feature(s) {names} add an observation column that an env of patch "
+                             f"{self.config.patch} does not have; play a patch with them (game.patch: "
+                             f"{[v for v, p in PATCHES.items() if set(names) <= set(p.features)]})")
 
     def step(self, actions, observe: bool = True):
         """One timestep of every game. With ``observe=False`` the observations of games still running are not

@@ -6,7 +6,7 @@ docstring. They read the game state (``S``, ``D``) and, for the unit rows, the s
 ``obs_slots.select_slots`` wrote; no group reads another group. ``observation.encode_team`` calls them in
 this file's order:
 
-    encode_global          ``global``         GL_*
+    encode_global          ``global``         GL_* (GL_CREEP_BALANCE: patch 0.3's ``creep_balance``)
     encode_units           ``units``          U_*   (one ``encode_unit`` row per filled slot)
     encode_heroes          ``heroes``         HX_*  (all ten heroes, enemies only while seen)
     encode_modifiers       ``modifiers``      MODIFIERS x (active, seconds left)
@@ -27,8 +27,8 @@ from fivestack.env.spaces import (
     AF_COOLDOWN, AF_LEVEL, AF_MANA, AF_RANGE, AF_READY, AF_TARGET, AF_ULTIMATE, AX_ALIVE, AX_BUYBACK_COOLDOWN,
     AX_BUYBACK_COST, AX_COURIER_COMING, AX_DAMAGE_DEALT, AX_GOLD, AX_LANE, AX_LANE_DISTANCE,
     AX_NEXT_ITEM_AFFORDABLE, AX_NEXT_ITEM_COST, AX_STASH, AX_TP_READY, AX_X, AX_Y, GL_AEGIS_ON_GROUND,
-    GL_BIG_NEUTRAL_ALIVE, GL_DAY_COS, GL_DAY_SIN, GL_GLYPH_COOLDOWN, GL_GLYPH_READY, GL_NEXT_RUNE, GL_NEXT_WAVE,
-    GL_NIGHT, GL_ONE_VS_ONE, GL_OUR_ANCIENT_HP, GL_OUR_BARRACKS_LOST, GL_OUR_KILLS, GL_OUR_TOWERS_LOST,
+    GL_BIG_NEUTRAL_ALIVE, GL_CREEP_BALANCE, GL_DAY_COS, GL_DAY_SIN, GL_GLYPH_COOLDOWN, GL_GLYPH_READY, GL_NEXT_RUNE,
+    GL_NEXT_WAVE, GL_NIGHT, GL_ONE_VS_ONE, GL_OUR_ANCIENT_HP, GL_OUR_BARRACKS_LOST, GL_OUR_KILLS, GL_OUR_TOWERS_LOST,
     GL_RUNE0, GL_THEIR_ANCIENT_HP, GL_THEIR_BARRACKS_LOST, GL_THEIR_KILLS, GL_THEIR_TOWERS_LOST, GL_TIME,
     GL_TIME_LEFT, HX_AEGIS, HX_AGI, HX_ALIVE, HX_ASSISTS, HX_BUYBACK_COST, HX_BUYBACK_READY, HX_DEATHS, HX_DENIES,
     HX_DOUBLE_DAMAGE, HX_ENEMY, HX_GOLD, HX_HASTE, HX_HP_FRAC, HX_INT, HX_KILLS, HX_LAST_HITS, HX_LEVEL,
@@ -42,6 +42,7 @@ from fivestack.env.spaces import (
 from fivestack.game import kernels as K
 from fivestack.game.jit import kernel
 from fivestack.game.lanes import lane_distance
+from fivestack.game.patch import F_CREEP_BALANCE
 from fivestack.game.layout import (
     ABILITY_CD, ABILITY_LEVEL, ACTIVE, AEGIS, AGI, ALIVE, ARMOR, ASSIGNED_LANE, ASSISTS, ATTACK_PERIOD, ATTACK_RANGE,
     BUFF, BUILD_POS, BUYBACK_CD, DAMAGE, DAMAGE_DEALT, DEATHS, DENIES, DOT, DOUBLE_DAMAGE, FACING,
@@ -50,8 +51,8 @@ from fivestack.game.layout import (
     HEROES_PER_TEAM, HP, HP_HISTORY_LEN, HP_MAX, INT, INVULN, IT_CHARGES, IT_COOLDOWN, IT_ID, K_COURIER,
     K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, K_HERO, K_TOWER, KILLS, KIND, LANE, LAST_HITS, LEVEL, MAGIC_RES,
     MANA, MANA_MAX, MAP_SIZE, MAX_UNITS, MODE_1V1_MID, MOVE_SPEED, N_HEROES, N_INVENTORY, N_ITEM_SLOTS,
-    N_UNIT_SLOTS, NET_WORTH, NEUTRAL_TEAM, PROTECTED, REGEN, RESPAWN, SILENCE, SLOW, STR, STUN, SUBTYPE, TARGET,
-    TEAM, TP_CHANNEL, VISION_DAY, VISION_NIGHT, X, XP, Y,
+    N_UNIT_SLOTS, NET_WORTH, NEUTRAL_TEAM, PROTECTED, REGEN, RESPAWN, SILENCE, SLOT_CREEPS, SLOW, STR, STUN, SUBTYPE,
+    TARGET, TEAM, TP_CHANNEL, VISION_DAY, VISION_NIGHT, X, XP, Y,
 )
 
 HALF_MAP = MAP_SIZE / 2.0
@@ -99,6 +100,24 @@ def encode_global(S, D, O, g, team):
         gv[GL_THEIR_ANCIENT_HP] = uf[g, their_ancient, HP] / uf[g, their_ancient, HP_MAX]
     gv[GL_ONE_VS_ONE] = 1.0 if gi[g, G_MODE] == MODE_1V1_MID else 0.0
     gv[GL_TIME_LEFT] = max(0.0, 1.0 - frame / max(gi[g, G_MAX_FRAMES], 1))
+    if gv.shape[0] > GL_CREEP_BALANCE and D.features[g] & F_CREEP_BALANCE:  # patch 0.3's observation feature
+        gv[GL_CREEP_BALANCE] = creep_balance(S, g, team) / 10.0
+
+
+@kernel
+def creep_balance(S, g, team):
+    """The team's living lane creeps (melee, ranged, siege) minus the enemy's that the team sees."""
+    ui, vis = S.ui, S.vis
+    balance = 0
+    for u in range(SLOT_CREEPS, MAX_UNITS):
+        kind = ui[g, u, KIND]
+        if ui[g, u, ALIVE] == 0 or kind < K_CREEP_MELEE or kind > K_CREEP_SIEGE:
+            continue
+        if ui[g, u, TEAM] == team:
+            balance += 1
+        elif vis[g, team, u] != 0:
+            balance -= 1
+    return balance
 
 
 # ====================================================================== units

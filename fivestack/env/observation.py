@@ -30,19 +30,21 @@ from fivestack.env.obs_team import (
     encode_modifiers, encode_pickups, encode_units,
 )
 from fivestack.env.spaces import (
-    ACTION_NVEC, HERO_GROUPS, HERO_MASK_GROUPS, MINIMAP, TEAM_GROUPS, TEAM_INT_GROUPS,
+    ACTION_NVEC, HERO_GROUPS, HERO_MASK_GROUPS, MINIMAP, TEAM_GROUPS, TEAM_INT_GROUPS, group_shapes,
 )
 from fivestack.game.jit import kernel
 from fivestack.game.layout import GRID, MAX_UNITS, N_HEROES, N_PRIMARY
 
-def allocate(n_games: int) -> dict[str, np.ndarray]:
-    """Observation arrays for ``n_games``, reused step after step."""
+def allocate(n_games: int, patch: str | None = None) -> dict[str, np.ndarray]:
+    """Observation arrays for ``n_games``, reused step after step; a ``patch`` version with observation features
+    has their columns (``spaces.group_shapes``)."""
+    team_groups, hero_groups = group_shapes(patch) if patch else (TEAM_GROUPS, HERO_GROUPS)
     obs: dict[str, np.ndarray] = {}
-    for name, shape in TEAM_GROUPS.items():
+    for name, shape in team_groups.items():
         obs[name] = np.zeros((n_games, 2, *shape), np.float32)
     for name, shape in TEAM_INT_GROUPS.items():
         obs[name] = np.full((n_games, 2, *shape), -1, np.int32)
-    for name, shape in HERO_GROUPS.items():
+    for name, shape in hero_groups.items():
         obs[name] = np.zeros((n_games, N_HEROES, *shape), np.float32)
     for name, shape in HERO_MASK_GROUPS.items():
         obs[name] = np.zeros((n_games, N_HEROES, *shape), np.uint8)

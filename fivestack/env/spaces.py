@@ -8,6 +8,7 @@ is a row of zeros, so its ``seen`` column is 0 too.
 from __future__ import annotations
 
 from fivestack.game.layout import N_DELAY, N_HEROES, N_ITEM_SLOTS, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
+from fivestack.game.patch import PATCH_VERSION, observation_columns
 
 # ---------------------------------------------------------------- units: (games, 2, 189, 43)
 # Slots 0-68 hold units 0-68 (heroes, buildings, couriers, neutrals) at fixed places; slots 69-188 hold the
@@ -78,6 +79,9 @@ GL_THEIR_ANCIENT_HP = 19  # 0 unless seen
 GL_ONE_VS_ONE = 20
 GL_TIME_LEFT = 21  # fraction of the time limit left
 N_GLOBAL = 22
+# patch 0.3's observation feature creep_balance (game.patch.FEATURES) adds one column, only to envs of a patch with
+# it (``group_shapes``): the team's living lane creeps minus the enemy lane creeps it sees, / 10 (0 without the bit)
+GL_CREEP_BALANCE = N_GLOBAL
 
 # ---------------------------------------------------------------- heroes: (games, 2, 10, 25), all ten heroes
 HX_SEEN, HX_ALIVE, HX_LEVEL, HX_XP_FRAC, HX_GOLD, HX_NET_WORTH = 0, 1, 2, 3, 4, 5
@@ -168,4 +172,12 @@ HERO_MASK_GROUPS = {
 }
 ACTION_NVEC = (N_PRIMARY, N_DELAY, N_UNIT_SLOTS, N_OFFSET, N_OFFSET)
 
-__all__ = [name for name in dir() if name.isupper()]
+
+def group_shapes(patch: str = PATCH_VERSION) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]:
+    """``(TEAM_GROUPS, HERO_GROUPS)`` as an env of patch version ``patch`` fills them: its observation features
+    (``game.patch.observation_columns``) widen their groups' last axis by one column each."""
+    extra = observation_columns(patch)
+    widen = lambda groups: {n: (*s[:-1], s[-1] + extra.get(n, 0)) for n, s in groups.items()}  # noqa: E731
+    return widen(TEAM_GROUPS), widen(HERO_GROUPS)
+
+__all__ = [name for name in dir() if name.isupper()] + ["group_shapes"]

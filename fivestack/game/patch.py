@@ -488,19 +488,25 @@ R_RICH_CREEPS_BOUNTY = RULE_COLUMNS.index("rich_creeps_bounty")
 # ---------------------------------------------------------------- patch versions
 @dataclass(frozen=True)
 class Feature:
-    """A rule a game can play with or without, chosen per game at reset (bit ``bit`` of its feature mask)."""
+    """A rule a game can play with or without, chosen per game at reset (bit ``bit`` of its feature mask).
+    An *observation* feature (``observes`` names the group) adds one column to that observation group of every
+    env whose patch version has it (``observation_columns``); a game without the bit shows the column as 0."""
 
     name: str
     bit: int
     description: str
+    observes: str = ""  # the observation group it adds a column to ("" for a rule)
 
 
 FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("rich_creeps", 1, "a lane creep's (melee, ranged, siege, super) last-hit gold is multiplied by "
                               "Rules.rich_creeps_bounty (1.25: melee 40 -> 50, ranged 50 -> 62.5, siege 70 -> "
                               "87.5); neutrals, buildings, couriers and denies are unchanged"),
+    Feature("creep_balance", 2, "one more global observation column (env.spaces.GL_CREEP_BALANCE): the team's "
+                                "living lane creeps minus the enemy lane creeps it sees, / 10", observes="global"),
 )}
 F_RICH_CREEPS = FEATURES["rich_creeps"].bit  # the kernels test ``D.features[g] & F_RICH_CREEPS``
+F_CREEP_BALANCE = FEATURES["creep_balance"].bit
 
 
 @dataclass(frozen=True)
@@ -513,6 +519,8 @@ class PatchVersion:
 PATCHES: dict[str, PatchVersion] = {p.version: p for p in (
     PatchVersion("0.1", (), "the standard game"),
     PatchVersion("0.2", ("rich_creeps",), "0.1 with lane creeps worth 25% more gold (feature rich_creeps)"),
+    PatchVersion("0.3", ("creep_balance",), "0.1 with one more global observation column, the lane creep balance "
+                                            "(feature creep_balance)"),
 )}
 
 
@@ -531,6 +539,23 @@ def patch_features(version: str) -> int:
     if version not in PATCHES:
         raise ValueError(f"patch {version!r} is not available; patches: {sorted(PATCHES)}")
     return feature_mask(PATCHES[version].features)
+
+
+def observation_columns(version: str) -> dict[str, int]:
+    """The columns patch ``version``'s observation features add to each observation group (group -> count)."""
+    if version not in PATCHES:
+        raise ValueError(f"patch {version!r} is not available; patches: {sorted(PATCHES)}")
+    extra: dict[str, int] = {}
+    for name in PATCHES[version].features:
+        group = FEATURES[name].observes
+        if group:
+            extra[group] = extra.get(group, 0) + 1
+    return extra
+
+
+def observation_mask(version: str) -> int:
+    """The bits of patch ``version``'s observation features (the evaluator's games show them, without its rules)."""
+    return feature_mask(n for n in PATCHES[version].features if FEATURES[n].observes)
 
 
 @dataclass

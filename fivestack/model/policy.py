@@ -68,9 +68,12 @@ class GameSizes:
     n_abilities: int
 
     @classmethod
-    def of(cls, patch: Patch | None = None) -> "GameSizes":
-        patch = patch or Patch()
-        shapes = {**sp.TEAM_GROUPS, **sp.HERO_GROUPS}
+    def of(cls, patch: Patch | str | None = None) -> "GameSizes":
+        """The sizes of ``patch`` (a ``Patch`` or a version of ``game.patch.PATCHES``; None: the default game),
+        its observation features' columns included (``env.spaces.group_shapes``)."""
+        patch = Patch(patch) if isinstance(patch, str) else patch or Patch()
+        team_groups, hero_groups = sp.group_shapes(patch.version)
+        shapes = {**team_groups, **hero_groups}
         return cls({name: shapes[name][-1] for name in FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS}, N_PRIMARY,
                    len(patch.items), len(patch.ability_table))
 
@@ -203,7 +206,10 @@ def trunk_inputs(config: PolicyConfig, sizes: GameSizes) -> list[tuple[str, int,
 
 
 class Policy(nn.Module):
-    def __init__(self, config: PolicyConfig | None = None, patch: Patch | None = None, sizes: GameSizes | None = None):
+    def __init__(self, config: PolicyConfig | None = None, patch: Patch | str | None = None,
+                 sizes: GameSizes | None = None):
+        """``patch``: the game the policy plays (a ``Patch`` or a patch version; its observation features widen the
+        inputs), or ``sizes`` given directly (surgery)."""
         super().__init__()
         self.config = c = config or PolicyConfig()
         self.sizes = s = sizes or GameSizes.of(patch)

@@ -25,6 +25,7 @@ from typing import Callable
 import torch
 from safetensors.torch import load_file, save_file
 
+from fivestack.game.patch import PATCHES
 from fivestack.model.policy import GameSizes, Policy
 from fivestack.surgery.transforms import Fill, Spec, Step, SurgeryError, apply_plan, plan, sizes_of, \
     transform_optimizer
@@ -46,8 +47,9 @@ class SurgeryResult:
     pool: dict[int, dict]
 
 
-def new_config(old: TrainConfig, to: Path) -> TrainConfig:
-    """The old run's config with the keys of the TOML file ``to`` on top."""
+def new_config(old: TrainConfig, to: Path, patch: str | None = None) -> TrainConfig:
+    """The old run's config with the keys of the TOML file ``to`` on top, and ``[game] patch = patch`` if given
+    (a version of ``game.patch.PATCHES``; its observation features are new input columns of the model)."""
     if not Path(to).is_file():
         raise SurgeryError(f"--to {to}: no such file; pass a TOML file with the keys to change, e.g. [policy] "
                            f"lstm_size = 512")
@@ -61,6 +63,11 @@ def new_config(old: TrainConfig, to: Path) -> TrainConfig:
             raise SurgeryError(f"--to {to}: top-level key {section!r} must be a [section] table")
         for key, value in table.items():
             apply(config, section, key, value)
+    if patch is not None:
+        if patch not in PATCHES:
+            raise SurgeryError(f"--patch {patch}: no such patch version; choose one of {', '.join(sorted(PATCHES))} "
+                               f"(fivestack.game.patch.PATCHES)")
+        config.game.patch = patch
     validate(config)
     return config
 
@@ -86,8 +93,9 @@ def _policy(spec: Spec, tensors: dict[str, torch.Tensor]) -> Policy:
 def operate(run_dir: Path, config: TrainConfig, out: Path, sizes: GameSizes | None = None, seed: int = 0,
             tamper: Callable[[list[Step]], list[Step]] | None = None,
             say: Callable[[str], None] = lambda line: None) -> SurgeryResult:
-    """Surgery on run ``run_dir`` to the model of ``config`` (and the game's ``sizes``, by default the game as it
-    is now), written as a new run ``out``. ``tamper`` replaces the plan's steps (tests: a broken transform)."""
+    """Surgery on run ``run_dir`` to the model of ``config`` (and the game's ``sizes``, by default those of
+    ``config.game.patch``: a patch with an observation feature adds its input column), written as a new run
+    ``out``. ``tamper`` replaces the plan's steps (tests: a broken transform)."""
     run_dir, out = Path(run_dir), Path(out)
     path = latest_checkpoint(run_dir)
     model, optim, state_json = load_checkpoint(path)
@@ -97,7 +105,7 @@ def operate(run_dir: Path, config: TrainConfig, out: Path, sizes: GameSizes | No
     if out.resolve() == run_dir.resolve():
         raise SurgeryError("--out is the run itself; surgery writes a new run: choose another --out")
     old = Spec(old_config.policy, sizes_of(model))
-    new = Spec(config.policy, sizes or GameSizes.of())
+    new = Spec(config.policy, sizes or GameSizes.of(config.game.patch))
     steps = plan(old, new)
     if not steps:
         raise SurgeryError("the --to config changes nothing surgery transforms (the model is the same size); change "

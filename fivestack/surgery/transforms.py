@@ -236,7 +236,9 @@ def sizes_of(state_dict: dict[str, torch.Tensor]) -> GameSizes:
                      state_dict["ability_embed.weight"].shape[0] - 1)
 
 
-FIXED = ("unit_embedding", "element_hidden", "action_embedding", "cross_hero_fraction", "normalizer_clip")
+# policy keys no transform changes (goal_inputs: the asymmetric self-play goal of system/asp_moba.py)
+FIXED = ("unit_embedding", "element_hidden", "action_embedding", "cross_hero_fraction", "normalizer_clip",
+         "goal_inputs")
 
 
 def plan(old: Spec, new: Spec) -> list[Step]:

@@ -158,7 +158,7 @@ def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
         known = sorted(set(checkpoints) | {int(p.stem) for p in pool.directory.glob("*.safetensors")})
         raise ValueError(f"agent {spec!r}: run {run} has no version {version}; versions stored: "
                          f"{', '.join(map(str, known)) or 'none'}")
-    policy = Policy(config.policy)
+    policy = Policy(config.policy, config.game.patch)
     policy.load_state_dict(weights)
     return policy.eval(), config, version
 

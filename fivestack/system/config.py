@@ -51,7 +51,7 @@ class GameSettings:
     max_seconds: float = setting(1200.0, "training games end (truncated) after this many game seconds; ours: the "
                                          "paper plays to the end")
     training: bool = setting(True, "randomise the scripted item and skill builds around each hero's")
-    patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1, 0.2)")
+    patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1, 0.2, 0.3)")
 
 
 @dataclass

@@ -30,6 +30,7 @@ import torch
 from fivestack.bots.agents import TeamAgent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
+from fivestack.game.patch import PATCH_VERSION, observation_mask
 from fivestack.model.policy import Policy
 from fivestack.system.agents import (  # noqa: F401 (load_run_policy, PolicyTeamAgent: also read from here)
     TEAM_STATS, PolicyTeamAgent, Seat, build_agent, load_run_policy, play_to_end,
@@ -80,19 +81,23 @@ class GameResults:
 
 
 def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
-               seed: int = 0) -> GameResults:
+               seed: int = 0, patch: str = PATCH_VERSION) -> GameResults:
     """Play ``games`` full games of A against B in one batched env: games ``0 .. n_a - 1`` (``n_a`` = half,
     rounded up) with A as Radiant, the rest with A as Dire, all at once until every game has ended (by a win
     or the time limit ``max_seconds``); finished games are not restarted.
 
     Each side has its own A agent and B agent (bots are built for a side); per game, the side's actions come
     from whichever of the two plays it there. A policy runs only for its own running games; a bot acts on the
-    whole env and its actions for other games are dropped. Deterministic for a given seed."""
+    whole env and its actions for other games are dropped. Deterministic for a given seed.
+
+    ``patch``: the patch version of the policies' game; the games show its observation features (their columns)
+    but play the default game's rules (``game.patch.observation_mask``)."""
     n_a = games - games // 2
     a_side = (np.arange(games) >= n_a).astype(np.int64)
     base = seed * 10_000
-    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds))
-    env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64))
+    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, patch=patch))
+    env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64),
+              None if patch == PATCH_VERSION else observation_mask(patch))
     seats = []  # only the agents that play somewhere, built in this order: A Radiant, B Radiant, A Dire, B Dire
     for side in (0, 1):
         for factory, plays in ((agent_a, np.flatnonzero(a_side == side)), (agent_b, np.flatnonzero(a_side != side))):
@@ -193,7 +198,7 @@ class RatingEvaluator:
         return lambda side: build_agent(name, side, seed, self.mode)
 
     def load_version(self, version: int) -> Policy:
-        policy = Policy(self.config.policy)
+        policy = Policy(self.config.policy, self.config.game.patch)
         policy.load_state_dict(self.load_weights(version))
         return policy.eval()
 
@@ -207,7 +212,7 @@ class RatingEvaluator:
             if n == 0:
                 continue
             match = play_games(self.agent(name, seed), self.agent(opponent, seed + 1), n, self.mode,
-                               self.max_seconds, seed + 97 * i)
+                               self.max_seconds, seed + 97 * i, self.config.game.patch)
             scores = match.scores
             rating = self.references.rate(rating, [(opponent, float(s)) for s in scores])
             low, high = wilson_interval(float(scores.sum()), n)

@@ -161,9 +161,10 @@ class PastOpponents:
     """
 
     def __init__(self, pool: OpponentPool, policy_config: PolicyConfig, seed: int = 0,
-                 load_weights: Callable[[int], dict[str, torch.Tensor]] | None = None):
+                 load_weights: Callable[[int], dict[str, torch.Tensor]] | None = None, patch: str | None = None):
         self.pool = pool
         self.policy_config = policy_config
+        self.patch = patch  # the game's patch version (its observation features widen the policy's inputs)
         self.seed = seed
         self.load_weights = load_weights or pool.weights  # the ray runner serves them from its controller
         self._cache: OrderedDict[int, Inference] = OrderedDict()
@@ -181,7 +182,7 @@ class PastOpponents:
         if version in self._cache:
             self._cache.move_to_end(version)
             return self._cache[version]
-        policy = Policy(self.policy_config)
+        policy = Policy(self.policy_config, self.patch)
         policy.load_state_dict(self.load_weights(version))
         self.loads += 1
         policy.eval()

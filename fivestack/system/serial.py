@@ -45,7 +45,7 @@ class SerialRunner:
         self.config = config
         self.device = resolve_device(config.run.device)  # first: a missing GPU fails before a run folder is made
         torch.manual_seed(config.run.seed)
-        self.policy = Policy(config.policy)
+        self.policy = Policy(config.policy, config.game.patch)
         self.optimizer = Optimizer(self.policy, config.ppo, self.device)  # inference shares the policy, there
         self.inference = Inference(self.policy, seed=config.run.seed)
         self.buffer = SampleBuffer(config.ppo.max_staleness)
@@ -59,7 +59,8 @@ class SerialRunner:
         self.ratings = RatingSchedule.from_state(config.eval.every_versions, self.state.ratings)
         self.annealing = Annealing.from_state(config.anneal, self.state.anneal, self.version)
         self.controller = Controller(self.run_dir, config)
-        opponents = PastOpponents(self.pool, config.policy, config.run.seed) if config.pool.past_fraction > 0 else None
+        opponents = PastOpponents(self.pool, config.policy, config.run.seed, patch=config.game.patch) \
+            if config.pool.past_fraction > 0 else None
         self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents,
                                     feature_share=self.annealing.share(self.version) if self.annealing else 0.0)
         self.state.worker_seed += 1

@@ -33,7 +33,9 @@ def test_unit_columns_cover_the_row_without_overlap():
 
 
 def test_global_and_hero_columns_are_distinct():
-    assert sorted(column_map("GL_", sp.N_GLOBAL)) == list(range(sp.N_GLOBAL))
+    # the default game's N_GLOBAL columns, then GL_CREEP_BALANCE: the column patch 0.3 adds after them
+    assert sorted(column_map("GL_", sp.N_GLOBAL)) == list(range(sp.N_GLOBAL + 1))
+    assert sp.GL_CREEP_BALANCE == sp.N_GLOBAL
     assert sorted(column_map("HX_", sp.N_HERO_FEATURES)) == list(range(sp.N_HERO_FEATURES))
 
 

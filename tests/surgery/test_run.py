@@ -198,3 +198,111 @@ def test_the_warm_up_trains_at_learning_rate_0_while_adam_fills_its_moments():
     optimizer.train(batch)
     assert any(not torch.equal(v, policy.state_dict()[k]) for k, v in start.items())
     assert optimizer.adam.param_groups[0]["lr"] == config.ppo.learning_rate
+
+
+class Recording:
+    """A ``PolicyTeamAgent`` that keeps every action array it returned (the games it was asked for, in order)."""
+
+    def __init__(self, agent):
+        self.agent, self.actions = agent, []
+
+    def act(self, env, games=None):
+        out = self.agent.act(env, games)
+        self.actions.append(out[games].copy() if games is not None else out.copy())
+        return out
+
+
+def seeded_games(policy, patch: str, opponent, seed: int = 3, games: int = 2):
+    """``games`` seeded 1v1 evaluation games (``evaluator.play_games``, as the evaluator plays them) of ``policy``
+    against ``opponent`` (an agent factory); the results and every action the policy chose."""
+    from fivestack.system.agents import PolicyTeamAgent
+    from fivestack.system.evaluator import play_games
+
+    recorders = []
+
+    def factory(side):
+        recorders.append(Recording(PolicyTeamAgent(side, policy, "1v1", seed + side, decision_steps=1)))
+        return recorders[-1]
+
+    result = play_games(factory, opponent, games, "1v1", 20.0, seed, patch)
+    return result, [np.concatenate(r.actions) for r in recorders]
+
+
+@pytest.mark.slow
+def test_surgery_with_a_patch_feature_replays_the_seeded_games_and_past_opponents_play(trained, tmp_path):
+    """LSTM 16 -> 32 plus patch 0.3's observation column (--patch 0.3): the seeded evaluation games the operated
+    run plays are move for move those of the run before it, against a bot and against a past version, and the
+    transformed past versions play games to their end."""
+    from fivestack.model.policy import Policy
+    from fivestack.system.agents import PolicyTeamAgent, build_agent
+    from fivestack.system.config import load_config
+    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+    from fivestack.system.pool import OpponentPool
+
+    to = write_to(tmp_path / "to.toml", "[policy]\nlstm_size = 32\n")
+    new_run = tmp_path / "new"
+    out = cli("surgery", str(trained), "--to", str(to), "--patch", "0.3", "--out", str(new_run))
+    assert out.returncode == 0, out.stderr
+    assert "transform: add 1 feature(s) to the global observations (22 -> 23)" in out.stdout
+    assert "transform: widen the LSTM 16 -> 32" in out.stdout
+    old_cfg, new_cfg = load_config(trained / "config.toml"), load_config(new_run / "config.toml")
+    assert old_cfg.game.patch == "0.1" and new_cfg.game.patch == "0.3"
+
+    def policy(cfg, weights):
+        p = Policy(cfg.policy, cfg.game.patch)
+        p.load_state_dict(weights)
+        return p.eval()
+
+    old = policy(old_cfg, load_checkpoint(latest_checkpoint(trained))[0])
+    new = policy(new_cfg, load_checkpoint(latest_checkpoint(new_run))[0])
+    assert new.sizes.features["global"] == 23 and new.config.lstm_size == 32
+    bot = lambda side: build_agent("scripted-weak", side, 11 + side, "1v1")  # noqa: E731
+    before, moves_before = seeded_games(old, "0.1", bot)
+    after, moves_after = seeded_games(new, "0.3", bot)
+    np.testing.assert_array_equal(before.winner, after.winner)
+    np.testing.assert_array_equal(before.minutes, after.minutes)
+    assert len(moves_before) == len(moves_after) == 2
+    for a, b in zip(moves_before, moves_after):
+        np.testing.assert_array_equal(a, b)
+
+    # past opponents: a transformed pool version plays as it did before, and the operated run plays it to the end
+    version = min(load_checkpoint(latest_checkpoint(trained))[2]["pool"]["versions"])
+    old_past = policy(old_cfg, OpponentPool(old_cfg.pool, trained / "pool").weights(version))
+    new_past = policy(new_cfg, OpponentPool(new_cfg.pool, new_run / "pool").weights(version))
+    past = lambda p: lambda side: PolicyTeamAgent(side, p, "1v1", 20 + side, decision_steps=1)  # noqa: E731
+    before, moves_before = seeded_games(old, "0.1", past(old_past))
+    after, moves_after = seeded_games(new, "0.3", past(new_past))
+    np.testing.assert_array_equal(before.winner, after.winner)
+    for a, b in zip(moves_before, moves_after):
+        np.testing.assert_array_equal(a, b)
+    assert (after.minutes > 0).all() and after.winner.shape == (2,)
+
+
+def test_an_unknown_patch_is_one_clear_error(tmp_path):
+    from fivestack.surgery.run import new_config
+    from fivestack.system.config import load_config
+
+    to = write_to(tmp_path / "to.toml", "[policy]\nlstm_size = 32\n")
+    with pytest.raises(SurgeryError, match=r"--patch 9.9: no such patch version; choose one of 0.1, 0.2, 0.3"):
+        new_config(load_config(None, SMALL), to, "9.9")
+    assert new_config(load_config(None, SMALL), to, "0.3").game.patch == "0.3"
+    assert new_config(load_config(None, SMALL), to).game.patch == "0.1"
+
+
+@pytest.mark.slow
+def test_the_ray_runner_resumes_an_operated_run(trained, tmp_path):
+    """An operated run (LSTM 16 -> 32 plus patch 0.3's column) goes on under the ray runner: its actors build the
+    new model for the new game, and training advances from the operated checkpoint."""
+    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+
+    to = write_to(tmp_path / "to.toml", "[policy]\nlstm_size = 32\n")
+    new_run = tmp_path / "new"
+    assert cli("surgery", str(trained), "--to", str(to), "--patch", "0.3", "--out", str(new_run)).returncode == 0
+    _, _, state = load_checkpoint(latest_checkpoint(new_run))
+    out = cli("train", "--runner", "ray", "--resume", str(new_run), "--set", f"run.max_versions={state['version'] + 3}",
+              "--set", "ray.rollout_workers=1", "--set", "ray.optimizers=1", "--set", "ray.inference=1")
+    assert out.returncode == 0, out.stderr[-2000:]
+    model, _, after = load_checkpoint(latest_checkpoint(new_run))
+    assert after["runner"] == "ray" and after["version"] >= state["version"] + 3
+    assert after["agent_steps"] > state["agent_steps"]
+    assert model["lstm.weight_hh"].shape == (128, 32) and model["norms.obs_global.mean"].shape == (23,)

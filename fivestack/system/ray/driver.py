@@ -77,7 +77,7 @@ class RayRunner:
             self.run_dir = Path(resume)
             path, model, optim, self.state = load_run(self.run_dir, config.run.seed)
             try:  # here, with one clear error, rather than in every optimizer actor
-                Policy(config.policy).load_state_dict(model)
+                Policy(config.policy, config.game.patch).load_state_dict(model)
             except RuntimeError as exc:
                 raise model_mismatch(path, exc) from None
             checkpoint = {"model": to_numpy(model), "optim": to_numpy(optim), "scalars": self.state.optimizer,
@@ -312,5 +312,6 @@ class RayRunner:
         return (f"run {self.run_dir} | ray: {rc.rollout_workers} rollout workers x {self.config.rollout.games} games, "
                 f"{rc.inference} inference, {rc.optimizers} optimizers (batch {rc.optimizers} x "
                 f"{self.config.ppo.batch_samples}), a version every {self.config.ppo.steps_per_version} steps | "
-                f"{parameter_count(Policy(self.config.policy)):,} parameters | mode {self.config.game.mode} | "
+                f"{parameter_count(Policy(self.config.policy, self.config.game.patch)):,} parameters | "
+                f"mode {self.config.game.mode} | "
                 f"TensorBoard: tensorboard --logdir {self.run_dir / 'tb'}")

@@ -93,7 +93,7 @@ class InferenceActor:
         if version not in self.policies:
             version, refs, scale = ray.get(self.controller.params.remote(version))
             if version not in self.policies:
-                inference = Inference(Policy(self.config.policy))
+                inference = Inference(Policy(self.config.policy, self.config.game.patch))
                 inference.policy.eval()
                 inference.generator = self.generator  # one sampling stream across versions
                 inference.load(to_torch(ray.get(refs[0])), version, scale)

@@ -29,7 +29,7 @@ class OptimizerActor:
         self.rank, self.world = rank, world
         self.controller = ray.get_actor(CONTROLLER, namespace=namespace)
         torch.manual_seed(self.config.run.seed)
-        self.policy = Policy(self.config.policy)
+        self.policy = Policy(self.config.policy, self.config.game.patch)
         self.optimizer = Optimizer(self.policy, self.config.ppo)
         reuse = self.config.ppo.sample_reuse
         self.buffer = SampleBuffer(self.config.ppo.max_staleness, capacity=self.config.ray.buffer_samples,

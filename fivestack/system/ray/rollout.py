@@ -41,11 +41,12 @@ class RolloutActor:
         opponents = None
         if self.config.pool.past_fraction > 0:
             opponents = PastOpponents(self.pool_view, self.config.policy, seed,
-                                      lambda v: to_torch(ray.get(self.controller.pool_weights.remote(v))))
+                                      lambda v: to_torch(ray.get(self.controller.pool_weights.remote(v))),
+                                      patch=self.config.game.patch)
         self._refresh_pool()
         # the segment's observations are sent (copied into the object store) before the next one overwrites them
         self.worker = RolloutWorker(self.config, seed=seed, opponents=opponents, reuse_buffers=True)
-        self.widths = normalizer_widths(Policy(self.config.policy))
+        self.widths = normalizer_widths(Policy(self.config.policy, self.config.game.patch))
         self.n_inference = self.config.ray.inference
         self.inference = [None] * self.n_inference
         self.channel: channel.ChannelClient | None = None  # shared memory to the inference actor, if on this node
@@ -110,7 +111,7 @@ class RolloutActor:
         if self.local is None or version != self.local.version:
             found, refs, scale = ray.get(self.controller.params.remote(version))
             if self.local is None:
-                self.local = Inference(Policy(self.config.policy), seed=self.seed)
+                self.local = Inference(Policy(self.config.policy, self.config.game.patch), seed=self.seed)
                 self.local.policy.eval()
             self.local.load(to_torch(ray.get(refs[0])), found, scale)
 
