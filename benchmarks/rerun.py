@@ -105,36 +105,18 @@ def load_policy(run: Path, version: int | None):
     return policy.eval(), config
 
 
-class Recording:
-    """A team agent that keeps every action array it returned, in order."""
-
-    def __init__(self, agent):
-        self.agent, self.actions = agent, []
-
-    def act(self, env, games=None):
-        out = self.agent.act(env, games)
-        self.actions.append(out[games].copy() if games is not None else out.copy())
-        return out
-
-
 def seeded_games(policy, patch: str, opponent, games: int, max_seconds: float, seed: int):
-    """``games`` seeded evaluation games (``evaluator.play_games``) of ``policy`` against ``opponent`` (a bot's
-    name or a policy); the results and every action ``policy`` chose (one array per side it played)."""
+    """``games`` seeded evaluation games of ``policy`` against ``opponent`` (a bot's name or a policy); the results
+    and every action ``policy`` chose (``fivestack.surgery.replay.seeded_games``)."""
+    from fivestack.surgery.replay import seeded_games as recorded_games
     from fivestack.system.agents import PolicyTeamAgent, build_agent
-    from fivestack.system.evaluator import play_games
-
-    recorders = []
-
-    def mine(side):
-        recorders.append(Recording(PolicyTeamAgent(side, policy, MODE, seed + side, decision_steps=2)))
-        return recorders[-1]
 
     if isinstance(opponent, str):
         theirs = lambda side: build_agent(opponent, side, seed + 1 + 2 * side, MODE)  # noqa: E731
     else:
         theirs = lambda side: PolicyTeamAgent(side, opponent, MODE, seed + 7 + side, decision_steps=2)  # noqa: E731
-    result = play_games(mine, theirs, games, MODE, max_seconds, seed, patch)
-    return result, [np.concatenate(r.actions) for r in recorders]
+    return recorded_games(policy, patch, theirs, mode=MODE, games=games, max_seconds=max_seconds, seed=seed,
+                          decision_steps=2)
 
 
 def same_games(a, b) -> dict:

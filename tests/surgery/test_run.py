@@ -200,32 +200,12 @@ def test_the_warm_up_trains_at_learning_rate_0_while_adam_fills_its_moments():
     assert optimizer.adam.param_groups[0]["lr"] == config.ppo.learning_rate
 
 
-class Recording:
-    """A ``PolicyTeamAgent`` that keeps every action array it returned (the games it was asked for, in order)."""
-
-    def __init__(self, agent):
-        self.agent, self.actions = agent, []
-
-    def act(self, env, games=None):
-        out = self.agent.act(env, games)
-        self.actions.append(out[games].copy() if games is not None else out.copy())
-        return out
-
-
 def seeded_games(policy, patch: str, opponent, seed: int = 3, games: int = 2):
-    """``games`` seeded 1v1 evaluation games (``evaluator.play_games``, as the evaluator plays them) of ``policy``
-    against ``opponent`` (an agent factory); the results and every action the policy chose."""
-    from fivestack.system.agents import PolicyTeamAgent
-    from fivestack.system.evaluator import play_games
+    """``games`` seeded 1v1 evaluation games of 20 s of ``policy`` against ``opponent`` (an agent factory)."""
+    from fivestack.surgery.replay import seeded_games as recorded_games
 
-    recorders = []
-
-    def factory(side):
-        recorders.append(Recording(PolicyTeamAgent(side, policy, "1v1", seed + side, decision_steps=1)))
-        return recorders[-1]
-
-    result = play_games(factory, opponent, games, "1v1", 20.0, seed, patch)
-    return result, [np.concatenate(r.actions) for r in recorders]
+    return recorded_games(policy, patch, opponent, mode="1v1", games=games, max_seconds=20.0, seed=seed,
+                          decision_steps=1)
 
 
 @pytest.mark.slow
