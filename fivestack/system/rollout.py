@@ -20,7 +20,7 @@ optimizer's imitation term, taken on the states the policy itself visits.
 With ``asp.share > 0`` (1v1), that share of the game slots plays asymmetric self-play instead
 (``fivestack.system.asp_moba``): Alice's and the idle hero's rows are not the learner's (their samples are
 dropped), Bob's are, with the self-play reward in place of the game's; the observations carry the ``goal``
-group (zeros outside Bob's turns) whenever the policy reads one (``policy.goal_inputs``).
+group (zeros outside Bob's turns).
 """
 
 from __future__ import annotations
@@ -119,7 +119,6 @@ class RolloutWorker:
         self.next_seed = int(seed) * 1_000_003
         first_seeds = self._take_seeds(self.n_games)
         self.obs = self.env.reset(first_seeds, self._new_features(self.n_games))
-        self.goal_width = config.policy.goal_inputs
         self.asp = MobaSelfPlay(config.asp, self.n_games, self.heroes, seed, self._take_seeds) \
             if config.asp.share > 0 else None
         if self.asp is not None:
@@ -244,11 +243,11 @@ class RolloutWorker:
         return reward, terminated, truncated, info
 
     def _view(self) -> dict[str, np.ndarray]:
-        """The teams' observations, with the goal input when the policy reads one (zeros outside self-play)."""
+        """The teams' observations, with the goal input during self-play (zeros outside Bob's turns); without
+        self-play the policy reads zeros for a goal it was built with (``Policy``'s trunk)."""
         view = team_view(self.obs, self.heroes)
-        if self.goal_width:
-            view["goal"] = (self.asp.goal_features(self.env, self.n_teams, self.k) if self.asp is not None
-                            else np.zeros((self.n_teams, self.k, self.goal_width), np.float32))
+        if self.asp is not None:
+            view["goal"] = self.asp.goal_features(self.env, self.n_teams, self.k)
         return view
 
     def _segment_obs(self, first_view: dict[str, np.ndarray], n_samples: int, sample_steps: int):
