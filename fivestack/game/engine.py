@@ -16,6 +16,7 @@ from fivestack.game.layout import (
     N_DELAY, N_EVENTS, N_GI, N_HEROES, N_HF, N_HI, N_IT, N_ITEM_SLOTS, N_OFFSET, N_PJ, N_PRIMARY, N_UF, N_UI,
     STASH,
 )
+from fivestack.game.lineups import check_lineups, fixed_lineup
 from fivestack.game.patch import PATCH_VERSION, PATCHES, Patch, check_columns
 from fivestack.game.state import Data, Scratch, State
 
@@ -105,28 +106,23 @@ class GameBatch:
         self.scratch = Scratch(vision_sources=np.zeros((2, MAX_UNITS, 3), np.float32))
         self.mode = MODES[self.config.mode]
         self.max_frames = int(self.config.max_seconds * FRAMES_PER_SECOND)
-        self.hero_types = np.zeros((n_games, N_HEROES), np.int64)
-        names = [h.name.lower() for h in self.patch.heroes]
-        for team, lineup in enumerate((self.config.radiant, self.config.dire)):
-            lineup = tuple(lineup) or tuple(h.name for h in self.patch.heroes[:5])
-            if self.mode == MODE_1V1_MID:
-                lineup = (lineup[0],) * 5
-            if len(lineup) != 5:
-                raise ValueError(f"a team needs 5 heroes, got {len(lineup)}: {lineup}")
-            for k, name in enumerate(lineup):
-                if name.lower() not in names:
-                    raise ValueError(f"hero {name!r} is not in patch {self.patch.version}; heroes: "
-                                     f"{[h.name for h in self.patch.heroes]}")
-                self.hero_types[:, team * 5 + k] = names.index(name.lower())
+        self.lineup = fixed_lineup(self.patch, self.mode, self.config.radiant, self.config.dire)  # the batch's rule
+        self.hero_types = np.tile(self.lineup, (n_games, 1))  # (games, 10): each game's heroes since its reset
         self._noop = np.zeros((n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
         self._noop[..., ACT_TARGET] = -1
 
     # ------------------------------------------------------------------ control
-    def reset(self, seeds, which=None, features=None) -> None:
+    def reset(self, seeds, which=None, features=None, hero_types=None) -> None:
         """Start fresh games: ``seeds[i]`` for game ``which[i]`` (all games when ``which`` is None), each with
-        the feature mask ``features[i]`` (bits of ``patch.FEATURES``; None: the patch's own features)."""
+        the feature mask ``features[i]`` (bits of ``patch.FEATURES``; None: the patch's own features) and the
+        lineup ``hero_types[i]`` (10 indices of ``patch.heroes``, Radiant slots 0-4, Dire 5-9; in 5v5 a hero at
+        most once per game, in 1v1 only slots 0 and 5 are read; None: the batch's lineup rule)."""
         which = np.arange(self.n_games) if which is None else np.asarray(which, dtype=np.int64).reshape(-1)
         seeds = np.broadcast_to(np.asarray(seeds, dtype=np.uint64), which.shape).astype(np.uint64)
+        if hero_types is None:
+            self.hero_types[which] = self.lineup
+        else:
+            self.hero_types[which] = check_lineups(hero_types, len(which), self.patch, self.mode)
         features = self.patch.features if features is None else features
         self.data.features[which] = np.broadcast_to(np.asarray(features, dtype=np.int64), which.shape)
         kernels.reset_games(self.state, self.data, self.scratch, which.astype(np.int64), seeds, self.mode,
