@@ -81,7 +81,7 @@ class GameResults:
 
 
 def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
-               seed: int = 0, patch: str = PATCH_VERSION) -> GameResults:
+               seed: int = 0, patch: str = PATCH_VERSION, lineups: str = "fixed") -> GameResults:
     """Play ``games`` full games of A against B in one batched env: games ``0 .. n_a - 1`` (``n_a`` = half,
     rounded up) with A as Radiant, the rest with A as Dire, all at once until every game has ended (by a win
     or the time limit ``max_seconds``); finished games are not restarted.
@@ -91,11 +91,13 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
     whole env and its actions for other games are dropped. Deterministic for a given seed.
 
     ``patch``: the patch version of the policies' game; the games show its observation features (their columns)
-    but play the default game's rules (``game.patch.observation_mask``)."""
+    but play the default game's rules (``game.patch.observation_mask``). ``lineups``: "fixed" (the standard
+    game, what ratings compare) or "random" (each game's heroes drawn from the pool by its seed,
+    ``GameConfig.lineups``). Evaluation games never randomise their starting conditions."""
     n_a = games - games // 2
     a_side = (np.arange(games) >= n_a).astype(np.int64)
     base = seed * 10_000
-    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, patch=patch))
+    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, patch=patch, lineups=lineups))
     env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64),
               None if patch == PATCH_VERSION else observation_mask(patch))
     seats = []  # only the agents that play somewhere, built in this order: A Radiant, B Radiant, A Dire, B Dire
@@ -144,14 +146,14 @@ class EvalResult:
 
 
 def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0,
-             greedy: bool = False, decision_steps: int = 1) -> EvalResult:
+             greedy: bool = False, decision_steps: int = 1, lineups: str = "fixed") -> EvalResult:
     """Play ``games`` full games (half as each side, all in one batched env) of ``policy`` against a bot and
     count the policy's wins; ``greedy`` plays its most likely actions rather than sampling them; the policy
-    decides every ``decision_steps`` timesteps, as it was trained."""
+    decides every ``decision_steps`` timesteps, as it was trained; ``lineups`` as in ``play_games``."""
     start = time.monotonic()
     result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy, decision_steps),
                         lambda side: build_agent(opponent, side, seed + 1 + 2 * side, mode), games, mode, max_seconds,
-                        seed)
+                        seed, lineups=lineups)
     seconds = time.monotonic() - start
     wins, draws = int(result.wins.sum()), int(result.draws.sum())
     low, high = wilson_interval(wins, games)

@@ -106,3 +106,71 @@ def test_a_1v1_lineup_checks_only_the_playing_slots():
     game = GameBatch(1, GameConfig(mode="1v1"))
     with pytest.raises(ValueError, match=r"hero_types\[0, 5\] = 5 is not a hero"):
         game.reset([1], hero_types=[[0] * 5 + [5] * 5])
+
+
+# ---------------------------------------------------------------- lineups = "random"
+def random_batch(n: int, mode: str = "5v5", patch: Patch | None = None) -> GameBatch:
+    return GameBatch(n, GameConfig(mode=mode, lineups="random"), patch=patch)
+
+
+def test_random_lineups_are_ten_distinct_heroes_drawn_by_the_seed():
+    patch = wide_patch(copies=2)  # 15 heroes
+    seeds = np.arange(40, dtype=np.uint64)
+    a, b = random_batch(40, patch=patch), random_batch(40, patch=patch)
+    a.reset(seeds)
+    b.reset(seeds[::-1])  # the same seeds in other games: each game's lineup follows its own seed
+    assert np.array_equal(a.hero_types, b.hero_types[::-1])
+    for g in range(40):
+        assert len(set(a.hero_types[g].tolist())) == N_HEROES
+        assert_plays(a, g, a.hero_types[g])
+    assert len({tuple(row) for row in a.hero_types.tolist()}) == 40  # different seeds, different lineups
+    a.reset(seeds + 1000)
+    assert not np.array_equal(a.hero_types, b.hero_types[::-1])
+    a.reset(seeds)  # and a seed's lineup again at its next reset
+    assert np.array_equal(a.hero_types, b.hero_types[::-1])
+
+
+def test_every_hero_of_the_pool_plays_on_both_sides():
+    patch = wide_patch(copies=2)
+    game = random_batch(60, patch=patch)
+    game.reset(np.arange(60) + 7)
+    radiant, dire = game.hero_types[:, :5], game.hero_types[:, 5:]
+    assert set(radiant.ravel().tolist()) == set(range(patch.n_heroes)) == set(dire.ravel().tolist())
+    # each hero plays 10 of 15 seats a game on average: 40 of 60 games, well inside [25, 55] for any sane draw
+    counts = np.bincount(game.hero_types.ravel(), minlength=patch.n_heroes)
+    assert counts.min() >= 25 and counts.max() <= 55
+
+
+def test_random_1v1_draws_two_distinct_heroes_from_the_pool():
+    game = random_batch(40, mode="1v1")
+    game.reset(np.arange(40))
+    mid, their_mid = game.hero_types[:, 0], game.hero_types[:, 5]
+    assert (mid != their_mid).all()
+    assert set(mid.tolist()) | set(their_mid.tolist()) == set(range(game.patch.n_heroes))
+    assert (game.hero_types[:, :5] == mid[:, None]).all() and (game.hero_types[:, 5:] == their_mid[:, None]).all()
+    for g in range(3):
+        assert_plays(game, g, game.hero_types[g])
+
+
+def test_a_per_game_lineup_overrides_the_random_rule():
+    game = random_batch(1, patch=wide_patch())
+    lineup = [[9, 8, 7, 6, 5, 4, 3, 2, 1, 0]]
+    game.reset([3], hero_types=lineup)
+    assert game.hero_types.tolist() == lineup
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"lineups": "draft"}, r"lineups 'draft' is unknown; use one of \['fixed', 'random'\]"),
+    ({"lineups": "random", "radiant": ("Bulwark",)}, "radiant/dire name a fixed lineup"),
+])
+def test_a_bad_lineup_setting_gets_one_clear_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        GameConfig(**kwargs)
+
+
+def test_random_5v5_lineups_need_ten_heroes_in_the_pool():
+    small = Patch(heroes=HEROES[:5])
+    with pytest.raises(ValueError, match=r'draws 10 distinct heroes a game, but patch .* has 5'):
+        GameBatch(1, GameConfig(lineups="random"), patch=small)
+    with pytest.raises(ValueError, match=r'draws 2 distinct heroes a game, but patch .* has 1'):
+        GameBatch(1, GameConfig(mode="1v1", lineups="random"), patch=Patch(heroes=HEROES[:1]))
