@@ -53,11 +53,9 @@ class GameSettings:
     max_seconds: float = setting(1200.0, "training games end (truncated) after this many game seconds; ours: the "
                                          "paper plays to the end")
     training: bool = setting(True, "randomise the scripted item and skill builds around each hero's")
-    randomise: bool = setting(False, "domain randomisation (paper): each hero's lane and starting health/mana/gold "
-                                     "and the big neutral's health drawn per game (patch Rules random_*); "
-                                     "off: the game the benchmarks measure; evaluation games never randomise")
-    lineups: str = setting("fixed", "fixed: the patch's first five heroes on both sides; random: each game draws its "
-                                    "heroes from the patch's pool (10 distinct in 5v5, 2 in 1v1) from its seed")
+    randomise: bool = setting(False, "domain randomisation: lanes, start health/mana/gold, big neutral health (Rules "
+                                     "random_*)")
+    lineups: str = setting("fixed", "fixed: the patch's first five, both sides; random: drawn per game from the pool")
     patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1, 0.2, 0.3)")
 
 

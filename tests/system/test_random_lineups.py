@@ -1,0 +1,75 @@
+"""Training with ``[game] lineups = "random"`` and ``randomise = true``: the keys are checked with one clear
+error, reach the rollout worker's games, and a tiny serial run plays games whose lineups vary (each game's
+drawn from its seed at every reset) while evaluation games keep the fixed lineup and the standard start."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fivestack.game.layout import G_TRAINING, RANDOM_BUILDS, RANDOM_START
+from fivestack.game.patch import Patch
+from fivestack.system.config import ConfigError, load_config
+from fivestack.system.serial import SerialRunner
+
+TINY = ["rollout.games=4", "rollout.segment_steps=32", "ppo.batch_samples=8", "ppo.steps_per_version=1",
+        "policy.lstm_size=16", "run.torch_threads=1", "eval.every_versions=0", "pool.past_fraction=0.0"]
+
+
+@pytest.mark.parametrize("override, message", [
+    ("game.lineups='draft'", "game.lineups must be one of 'fixed', 'random', got 'draft'"),
+    ("game.lineups=3", "game.lineups"),
+    ("game.randomise='yes'", "game.randomise"),
+])
+def test_a_bad_lineup_or_randomise_value_is_one_clear_error(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(overrides=[override])
+
+
+@pytest.mark.skipif(Patch().n_heroes >= 10, reason="the patch's pool is large enough for random 5v5 lineups")
+def test_random_5v5_lineups_on_a_pool_under_ten_heroes_is_one_clear_error():
+    with pytest.raises(ConfigError, match=r"game.lineups: .* draws 10 distinct heroes a game, but patch"):
+        load_config(overrides=["game.lineups='random'"])
+
+
+def test_the_defaults_play_the_standard_game():
+    config = load_config()
+    assert (config.game.lineups, config.game.randomise) == ("fixed", False)
+
+
+def recorded_run(tmp_path, mode: str, extra=()) -> tuple[SerialRunner, list[np.ndarray], list[np.ndarray]]:
+    """A tiny serial run whose games end after 5 game seconds (so each restarts a few times); every reset's
+    lineups and randomisation bits."""
+    config = load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='random'", f"game.mode='{mode}'",
+                                "game.lineups='random'", "game.randomise=true", "game.max_seconds=5",
+                                "run.max_versions=12", *TINY, *extra])
+    runner = SerialRunner(config)
+    game = runner.worker.env.game
+    lineups, bits = [game.hero_types.copy()], [game.state.gi[:, G_TRAINING].copy()]
+    reset = game.reset
+
+    def recording_reset(seeds, which=None, features=None, hero_types=None):
+        reset(seeds, which, features, hero_types)
+        rows = np.arange(game.n_games) if which is None else np.asarray(which).reshape(-1)
+        lineups.append(game.hero_types[rows].copy())
+        bits.append(game.state.gi[rows, G_TRAINING].copy())
+
+    game.reset = recording_reset
+    runner.run()
+    runner.close()
+    return runner, lineups, bits
+
+
+@pytest.mark.parametrize("mode", ["1v1", "5v5"])
+def test_a_random_lineup_run_trains_on_games_with_varying_lineups(tmp_path, mode):
+    if mode == "5v5" and Patch().n_heroes < 10:
+        pytest.skip("random 5v5 lineups need a pool of 10 heroes; the patch has fewer")
+    runner, lineups, bits = recorded_run(tmp_path, mode)
+    assert runner.version >= 12
+    drawn = np.concatenate(lineups)
+    assert len(lineups) > 2  # games ended by the 5-second limit and restarted with new lineups
+    assert len({tuple(row) for row in drawn.tolist()}) > len(lineups[0])  # more lineups than games
+    for row in drawn:
+        playing = row if mode == "5v5" else row[[0, 5]]
+        assert len(set(playing.tolist())) == len(playing)  # no hero twice in a game
+    assert (np.concatenate(bits) == RANDOM_BUILDS | RANDOM_START).all()  # every training game randomised
