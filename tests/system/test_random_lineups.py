@@ -73,3 +73,27 @@ def test_a_random_lineup_run_trains_on_games_with_varying_lineups(tmp_path, mode
         playing = row if mode == "5v5" else row[[0, 5]]
         assert len(set(playing.tolist())) == len(playing)  # no hero twice in a game
     assert (np.concatenate(bits) == RANDOM_BUILDS | RANDOM_START).all()  # every training game randomised
+
+
+def test_evaluation_games_keep_the_standard_game_unless_asked_for_random_lineups(monkeypatch):
+    """``play_games`` (every evaluation and rating match) plays fixed lineups and the standard start; asked, it
+    draws each game's lineup from the pool, still without randomising the start."""
+    from fivestack.system import evaluator
+    from fivestack.system.agents import build_agent
+
+    envs = []
+
+    class RecordedEnv(evaluator.BatchedEnv):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            envs.append(self)
+
+    monkeypatch.setattr(evaluator, "BatchedEnv", RecordedEnv)
+    bot = lambda side: build_agent("random", side, 0, "1v1")  # noqa: E731
+    for lineups in ("fixed", "random"):
+        result = evaluator.play_games(bot, bot, 6, "1v1", max_seconds=1.0, seed=2, lineups=lineups)
+        assert len(result.winner) == 6
+    fixed, drawn = envs
+    assert (fixed.game.state.gi[:, G_TRAINING] == 0).all() and (drawn.game.state.gi[:, G_TRAINING] == 0).all()
+    assert (fixed.game.hero_types == fixed.game.lineup).all()
+    assert len({tuple(row) for row in drawn.game.hero_types.tolist()}) > 1
