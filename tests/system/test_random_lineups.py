@@ -9,7 +9,8 @@ import pytest
 
 from fivestack.game.layout import G_TRAINING, RANDOM_BUILDS, RANDOM_START
 from fivestack.game.patch import Patch
-from fivestack.system.config import ConfigError, load_config
+from fivestack.system.config import ConfigError, from_dict, load_config
+from fivestack.system.rollout import RolloutWorker
 from fivestack.system.serial import SerialRunner
 
 TINY = ["rollout.games=4", "rollout.segment_steps=32", "ppo.batch_samples=8", "ppo.steps_per_version=1",
@@ -35,6 +36,15 @@ def test_random_5v5_lineups_on_a_pool_under_ten_heroes_is_one_clear_error():
 def test_the_defaults_play_the_standard_game():
     config = load_config()
     assert (config.game.lineups, config.game.randomise) == ("fixed", False)
+
+
+def test_the_keys_reach_a_rollout_worker_built_from_the_saved_config():
+    """The Ray actors rebuild the config from its dict (``from_dict``); the serial runner uses it directly."""
+    config = load_config(None, ["game.mode='1v1'", "game.lineups='random'", "game.randomise=true", *TINY])
+    rebuilt = from_dict(config.to_dict())
+    assert (rebuilt.game.lineups, rebuilt.game.randomise) == ("random", True)
+    game = RolloutWorker(rebuilt, seed=0).env.game.config
+    assert (game.lineups, game.randomise, game.training) == ("random", True, True)
 
 
 def recorded_run(tmp_path, mode: str, extra=()) -> tuple[SerialRunner, list[np.ndarray], list[np.ndarray]]:
