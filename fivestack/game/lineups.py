@@ -4,8 +4,8 @@ A lineup is an int array of patch hero indices (``patch.heroes[i]``). ``GameConf
 rule (``LINEUP_RULES``): "fixed" plays ``fixed_lineup`` (``GameConfig.radiant``/``dire`` names, or the patch's
 first five on both sides) in every game; "random" draws each game's lineup from the patch's pool at every
 reset (``random_lineups``: ten distinct heroes in 5v5, two in 1v1), a function of the game's seed alone.
-``check_lineups`` validates lineups handed to ``GameBatch.reset``. In 1v1 only slots 0 and 5 play; the other slots repeat their side's hero (as the fixed
-lineup always has), so a 1v1 lineup's slots 1-4 and 6-9 are ignored.
+``check_lineups`` validates lineups handed to ``GameBatch.reset``. In 1v1 only slots 0 and 5 play; the other
+slots repeat their side's hero (as the fixed lineup always has), so a 1v1 lineup's slots 1-4 and 6-9 are ignored.
 """
 
 from __future__ import annotations
