@@ -107,3 +107,23 @@ def test_evaluation_games_keep_the_standard_game_unless_asked_for_random_lineups
     assert (fixed.game.state.gi[:, G_TRAINING] == 0).all() and (drawn.game.state.gi[:, G_TRAINING] == 0).all()
     assert (fixed.game.hero_types == fixed.game.lineup).all()
     assert len({tuple(row) for row in drawn.game.hero_types.tolist()}) > 1
+
+
+def test_an_evaluation_with_random_lineups_reports_each_heros_wins_from_the_games_it_played():
+    """``GameResults.per_hero`` counts, for every hero A played, the games it was in and A's wins there: in 1v1
+    each game counts for exactly one hero, so the heroes' games add up to all games and their wins to A's wins."""
+    from fivestack.system import evaluator
+    from fivestack.system.agents import build_agent
+
+    scripted = lambda side: build_agent("scripted", side, 0, "1v1")  # noqa: E731
+    random_team = lambda side: build_agent("random", side, 1, "1v1")  # noqa: E731
+    result = evaluator.play_games(scripted, random_team, 12, "1v1", max_seconds=240.0, seed=3, lineups="random")
+    per_hero = result.per_hero()
+    assert all(len(heroes) == 1 for heroes in result.a_heroes)
+    assert len(per_hero) > 1  # the lineups were drawn
+    assert sum(h["games"] for h in per_hero.values()) == 12
+    assert sum(h["wins"] for h in per_hero.values()) == int(result.wins.sum())
+    for name, row in per_hero.items():
+        games = [g for g, heroes in enumerate(result.a_heroes) if heroes == [name]]
+        assert row["games"] == len(games) and row["wins"] == int(result.wins[games].sum())
+        assert row["ci95"][0] <= row["win_rate"] <= row["ci95"][1]
