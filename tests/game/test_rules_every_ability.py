@@ -12,8 +12,9 @@ in place and disarmed, with known armor, no regeneration and room to lose or gai
   fraction, damage over time per second and its total, heal, buff armor / damage / speed), every other unit
   nearby shows nothing. An area's units: one just inside the radius is hit, one just outside is not, one of the
   other team on the area is not. A projectile's effects land when it arrives (distance / speed), not before.
-* ``test_ability_out_of_range_walks_then_casts`` (abilities that take a unit or a point): a target just beyond reach: the order is accepted, the
-  caster walks, nothing is spent; the cast goes off once the caster is in reach.
+* ``test_ability_out_of_range_walks_then_casts`` (abilities that take a unit or a point): with the target just
+  beyond reach, the order is accepted, the caster walks, nothing is spent; the cast goes off in the frame after
+  the walk brings the caster within reach (frames counted by hand from its speed).
 * ``test_ability_refused_without_mana``: one mana short, the action is refused (counted in the hero's
   INVALID_ACTIONS, nothing spent); with exactly the cost it goes off.
 * ``test_ability_refused_on_cooldown``: recast every step after a cast, the action is refused for the
@@ -49,8 +50,8 @@ from rules_arena import (
 from fivestack.game.kernels.constants import HULL
 from fivestack.game.layout import (
     A_ABILITY0, ABILITY_CD, ABILITY_LEVEL, ARMOR, BUFF, BUFF_ARMOR, BUFF_DAMAGE, BUFF_SPEED, DOT, DOT_DPS,
-    FRAMES_PER_SECOND, FRAMES_PER_STEP, HP, HP_MAX, INVALID_ACTIONS, MAGIC_RES, MANA, MANA_MAX, MOVE_SPEED, ORDER, O_CAST,
-    O_HOLD, SILENCE, SLOW, SLOW_FRAC, STEP_SECONDS, STUN, TARGET_OFFSET_STEP, T_NONE, T_POINT, T_UNIT,
+    FRAMES_PER_SECOND, FRAMES_PER_STEP, HP, HP_MAX, INVALID_ACTIONS, MAGIC_RES, MANA, MANA_MAX, MOVE_SPEED, ORDER,
+    O_CAST, O_HOLD, SILENCE, SLOW, SLOW_FRAC, STEP_SECONDS, STUN, TARGET_OFFSET_STEP, T_NONE, T_POINT, T_UNIT,
     T_UNIT_OFFSET, X, Y,
 )
 from fivestack.game.patch import ABILITY_COLUMNS, HEROES, Ability
@@ -110,7 +111,7 @@ def rules_of(hero: str, ab: Ability, effects: bool) -> None:
     unknown = sorted(set(used) - CHECKED_HERE - set(KNOWN_ELSEWHERE))
     if unknown:
         pytest.fail(f"{hero}/{ab.name} sets {', '.join(f'{k}={used[k]!r}' for k in unknown)}: a field "
-                    f"{__name__} does not check. Add its rule here (CHECKED_HERE and a check), or map it in "
+                    f"{Path(__file__).name} does not check. Add its rule here (CHECKED_HERE and a check), or map it in "
                     "KNOWN_ELSEWHERE to the test file that checks it", pytrace=False)
     elsewhere = {k: KNOWN_ELSEWHERE[k] for k in used if k in KNOWN_ELSEWHERE}
     skipped = {k: e for k, e in elsewhere.items() if effects or e.casting_too}
