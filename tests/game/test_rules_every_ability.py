@@ -111,8 +111,8 @@ def rules_of(hero: str, ab: Ability, effects: bool) -> None:
     unknown = sorted(set(used) - CHECKED_HERE - set(KNOWN_ELSEWHERE))
     if unknown:
         pytest.fail(f"{hero}/{ab.name} sets {', '.join(f'{k}={used[k]!r}' for k in unknown)}: a field "
-                    f"{Path(__file__).name} does not check. Add its rule here (CHECKED_HERE and a check), or map it in "
-                    "KNOWN_ELSEWHERE to the test file that checks it", pytrace=False)
+                    f"{Path(__file__).name} does not check. Add its rule here (CHECKED_HERE and a check), or map "
+                    "it in KNOWN_ELSEWHERE to the test file that checks it", pytrace=False)
     elsewhere = {k: KNOWN_ELSEWHERE[k] for k in used if k in KNOWN_ELSEWHERE}
     skipped = {k: e for k, e in elsewhere.items() if effects or e.casting_too}
     if skipped:
