@@ -10,8 +10,10 @@ in place and disarmed, with known armor, no regeneration and room to lose or gai
   sets the cooldown at that level; every unit it must affect shows each effect the table gives (damage by type
   through armor 5 or 25% magic resistance, stun / slow / silence / damage-over-time / buff frames, slow
   fraction, damage over time per second and its total, heal, buff armor / damage / speed), every other unit
-  nearby shows nothing. An area's units: one just inside the radius is hit, one just outside is not, one of the
-  other team on the area is not. A projectile's effects land when it arrives (distance / speed), not before.
+  nearby shows nothing; a step later each status has run 4 frames, and once the longest has run out none is
+  left and the damage over time has dealt dps x its duration in all. An area's units: one just inside the
+  radius is hit, one just outside is not, one of the other team on the area is not. A projectile's effects
+  land when it arrives (distance / speed), not before.
 * ``test_ability_out_of_range_walks_then_casts`` (abilities that take a unit or a point): with the target just
   beyond reach, the order is accepted, the caster walks, nothing is spent; the cast goes off in the frame after
   the walk brings the caster within reach (frames counted by hand from its speed).
@@ -45,7 +47,7 @@ import pytest
 
 from rules_arena import (
     ARENA, G, MAGIC_RESISTANCE, action, armor_factor, at_level, disarm, isolate, new_game, no_regen,
-    place, run, see, steps_for,
+    place, run, see,
 )
 from fivestack.game.kernels.constants import HULL
 from fivestack.game.layout import (
@@ -343,12 +345,21 @@ def test_ability_lands_as_its_table_says(hero, slot, ab):
             want = expected(ab, level, before[u]) if u in hit else before[u]
             assert_shows(f"{at}, unit {u} ({'hit' if u in hit else 'spared'})", snapshot(sc.game, u), want,
                          frames_since)
-        if ab.dot > 0.0:  # the damage over time: dps x dot_time in all, then no more
-            run(sc.game, steps_for(ab.dot_time) + 2)
-            burn = ab.dot * (1.0 + 0.5 * (level - 1)) * (1.0 - MAGIC_RESISTANCE) * ab.dot_time
-            for u in hit:
-                landed = expected(ab, level, before[u])["hp"]
-                assert float(S.uf[G, u, HP]) == pytest.approx(landed - burn, abs=1e-2), f"{at}: unit {u}'s burn"
+        # the statuses run one frame at a time and then out; the damage over time comes to dps x dot_time
+        landed = {u: expected(ab, level, before[u]) for u in hit}
+        run(sc.game, 1)
+        for u in hit:
+            for k in STATUS_FRAMES:
+                if landed[u][k] > 0:
+                    left = max(0, landed[u][k] - frames_since - FRAMES_PER_STEP)
+                    assert snapshot(sc.game, u)[k] == left, f"{at}: unit {u}'s {k} a step later"
+        longest = max((landed[u][k] for u in hit for k in STATUS_FRAMES), default=0)
+        run(sc.game, math.ceil(longest / FRAMES_PER_STEP) + 1)
+        burn = ab.dot * (1.0 + 0.5 * (level - 1)) * (1.0 - MAGIC_RESISTANCE) * ab.dot_time if ab.dot > 0 else 0.0
+        for u in hit:
+            now = snapshot(sc.game, u)
+            assert all(now[k] == 0 for k in STATUS_FRAMES), f"{at}: unit {u}'s statuses outlast the table: {now}"
+            assert now["hp"] == pytest.approx(landed[u]["hp"] - burn, abs=1e-2), f"{at}: unit {u}'s burn"
 
 
 @pytest.mark.parametrize("hero, slot, ab", every_ability(targeted=True))
