@@ -5,7 +5,8 @@ hero added to the patch is covered without touching this file. The caster is the
 (``GameConfig`` lineups); the other units are heroes of either team placed around it (``rules_arena``), held
 in place and disarmed, with known armor, no regeneration and room to lose or gain health.
 
-* ``test_ability_lands_as_its_table_says``, at level 1 and the top level (3 for an ultimate, 4 otherwise):
+* ``test_ability_lands_as_its_table_says``, at level 1 and the top level (3 for an ultimate, 4 otherwise; the
+  ultimate is slot 3, as the skill rule has it):
   with the target (unit or point) just inside cast range, the cast goes off at once; it spends the mana and
   sets the cooldown at that level; every unit it must affect shows each effect the table gives (damage by type
   through armor 5 or 25% magic resistance, stun / slow / silence / damage-over-time / buff frames, slow
@@ -314,6 +315,8 @@ def assert_shows(label: str, got: dict[str, float], want: dict[str, float], fram
 @pytest.mark.parametrize("hero, slot, ab", every_ability())
 def test_ability_lands_as_its_table_says(hero, slot, ab):
     rules_of(hero, ab, effects=True)
+    # the skill rule (progression.learn_skill) caps slot 3 at 3 levels and the others at 4: the flag must agree
+    assert ab.ultimate == (slot == 3), f"{hero}/{ab.name} in slot {slot} has ultimate={ab.ultimate}"
     for level in levels(ab):
         sc = scene(hero, slot, ab, level)
         S = sc.S
