@@ -12,6 +12,7 @@ let stepTimer = null;
 
 const $ = (id) => document.getElementById(id);
 const pct = (p) => (p === null || p === undefined) ? "" : (100 * p).toFixed(1) + "%";
+const secs = (s) => s < 0.1 ? `${(1000 * s).toFixed(1)} ms` : `${s.toFixed(2)} s`;
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -85,7 +86,7 @@ function renderOrder() {
 function renderTeam(list, side) {
   list.replaceChildren();
   for (const p of state.picks.filter((p) => p.side === side)) {
-    const who = p.by === "search" ? `search, ${p.seconds.toFixed(3)} s` : "you";
+    const who = p.by === "search" ? `search, ${secs(p.seconds)}` : "you";
     list.append(el("li", { "data-hero": String(p.hero), "data-pick": String(p.number) },
       p.name, el("span", { class: "meta" }, `pick ${p.number} (${who}): ${pct(p.value)}`)));
   }
@@ -101,7 +102,10 @@ function renderPool() {
       el("span", { class: "num" }, String(hero.id + 1)), el("span", { class: "name" }, hero.name),
       el("span", { class: "role" }, hero.role || ""));
     const side = taken.get(hero.id);
-    if (side) { card.classList.add(side); card.title = `picked by ${side}`; }
+    if (side) {
+      card.classList.add(side);
+      card.append(el("span", { class: "taken" }, `picked by ${side}`));
+    }
     if (!mine || busy) card.classList.add("waiting");
     card.addEventListener("click", () => send("/api/pick", { hero: hero.id }));
     pool.append(card);
@@ -119,7 +123,7 @@ function renderLog() {
       el("td", {}, String(p.number)), el("td", { class: p.side.toLowerCase() }, p.side), el("td", {}, p.name),
       el("td", {}, p.by === "search" ? "search" : "you"), el("td", { class: "value" }, pct(p.value)),
       el("td", { class: "mean" }, pct(p.lineup_mean)), el("td", {}, other),
-      el("td", { class: "seconds" }, p.seconds === null ? "" : `${p.seconds.toFixed(3)} s`)));
+      el("td", { class: "seconds" }, p.seconds === null ? "" : secs(p.seconds))));
   }
 }
 
