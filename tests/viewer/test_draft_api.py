@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from draft_fixtures import RunningDraft, make_table
 from fivestack.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +118,8 @@ def test_malformed_requests_are_json_errors(draft):
     assert "refused" in refused(draft, "/api/pick", {"hero": 1}, 403, "bad_origin",
                                 headers={"Origin": "http://evil.example"})
     # the page's own origin is accepted
-    status, _, _ = request(draft, "POST", "/api/pick", {"hero": 1}, headers={"Origin": f"http://{draft.host}:{draft.port}"})
+    own = {"Origin": f"http://{draft.host}:{draft.port}"}
+    status, _, _ = request(draft, "POST", "/api/pick", {"hero": 1}, headers=own)
     assert status == 200
 
 
@@ -143,3 +152,25 @@ def test_cli_view_errors_are_one_line(tmp_path, table):
         result = CliRunner().invoke(app, ["draft", *args])
         assert result.exit_code == 2 and message in result.output, result.output
         assert "Traceback" not in result.output
+
+
+def test_fivestack_draft_view_serves_the_table_until_interrupted(table):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "fivestack.cli", "draft", "--table", str(table.path), "--view",
+                             "--no-browser", "--first", "dire", "--human", "none"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        match = re.search(r"at http://127\.0\.0\.1:(\d+)/ ", line)
+        assert match and "11 heroes, scored by stub(n=11,seed=2)" in line, (line, proc.stderr.read())
+
+        class Address:
+            host, port = "127.0.0.1", int(match[1])
+
+        status, s, _ = request(Address, "GET", "/api/state")
+        assert status == 200 and s["first"] == "Dire" and s["human"] is None
+        status, s, _ = request(Address, "POST", "/api/step", {})
+        assert status == 200 and s["picks"][0]["side"] == "Dire" and s["picks"][0]["by"] == "search"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0

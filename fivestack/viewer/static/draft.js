@@ -154,7 +154,10 @@ function render() {
 
 $("setup").addEventListener("submit", (event) => {
   event.preventDefault();
-  send("/api/new", { human: $("human").value, first: $("first").value });
+  clearTimeout(stepTimer);
+  const settings = { human: $("human").value, first: $("first").value };
+  const start = () => { clearTimeout(stepTimer); if (busy) setTimeout(start, 50); else send("/api/new", settings); };
+  start();  // after the request in flight, if any (the search's pick of the draft being left)
 });
 
 call("GET", "/api/state").then((s) => { state = s; render(); schedule(); }, (e) => showError(e.message));
