@@ -222,13 +222,13 @@ def make_server(service: DraftService, host: str = "127.0.0.1", port: int = 0) -
     return server
 
 
-def serve_draft(table: str | Path, first: str = "radiant", human: str = "radiant", host: str = "127.0.0.1",
-                port: int = 0, open_browser: bool = True, say: Callable[[str], None] = print,
+def serve_draft(table: str | Path | LineupTable, first: str = "radiant", human: str = "radiant",
+                host: str = "127.0.0.1", port: int = 0, open_browser: bool = True, say: Callable[[str], None] = print,
                 complain: Callable[[str], None] | None = None) -> int:
-    """Serve the draft screen for the table at ``table`` until Ctrl-C; 0, or 2 when it cannot start. A table
-    that cannot be loaded raises DraftError (the CLI prints it)."""
+    """Serve the draft screen for ``table`` (a finished table, or its path) until Ctrl-C; 0, or 2 when it cannot
+    start. A table that cannot be loaded raises DraftError (the CLI prints it)."""
     complain = complain or (lambda m: print(m, file=sys.stderr))
-    service = DraftService(load_table(Path(table)), first, human)
+    service = DraftService(table if isinstance(table, LineupTable) else load_table(Path(table)), first, human)
     try:
         server = make_server(service, host, port)
     except OSError as e:
@@ -238,7 +238,7 @@ def serve_draft(table: str | Path, first: str = "radiant", human: str = "radiant
     url = url_of(server)
     thread = threading.Thread(target=server.serve_forever, name="fivestack-draft", daemon=True)
     thread.start()
-    say(f"Drafting on {table} ({service.table.pool.n} heroes, scored by {service.table.scorer}) at {url} "
+    say(f"Drafting on {service.table.path} ({service.table.pool.n} heroes, scored by {service.table.scorer}) at {url} "
         f"(Ctrl-C to stop)")
     try:
         if open_browser:
