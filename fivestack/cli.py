@@ -9,7 +9,7 @@
     fivestack train [--config F] [--set section.key=value ...] [--resume runs/NAME]
     fivestack eval runs/NAME [--version V] [--games N] [--against random,scripted,400,...]
     fivestack surgery runs/NAME --to CONFIG.toml [--patch VERSION] [--out runs/NEW]
-    fivestack draft --table FILE.npy [--first radiant|dire] [--human radiant|dire|none]
+    fivestack draft --table FILE.npy [--first radiant|dire] [--human radiant|dire|none] [--view [--port 0]]
     fivestack draft --precompute --table FILE.npy --pool 17|NAME,NAME,... [--stub-seed 0] [--batch-size 65536]
 
 Errors a user can cause (an unknown agent or mode, a bad number, a replay path that cannot be written)
@@ -519,12 +519,31 @@ def draft_command(
     first: str = typer.Option("radiant", "--first", help="The side with the first pick: radiant or dire."),
     human: str = typer.Option("radiant", "--human", help="The side you draft (radiant or dire); none: the search "
                                                          "drafts both."),
+    view: bool = typer.Option(False, "--view", help="Draft in the browser instead of the terminal (the draft screen; "
+                                                    "--first and --human are its first draft's settings)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="With --view: the address to bind."),
+    port: int = typer.Option(0, "--port", help="With --view: the port; 0 picks a free one."),
+    browser: bool = typer.Option(True, "--browser/--no-browser", help="With --view: open the page in the default "
+                                                                      "browser."),
 ) -> None:
     """Draft by minimax over a table of lineup win probabilities (pick order 1-2-2-2-2-1): type picks by name or
-    number, and see Radiant's predicted win probability after each pick."""
+    number (or click them with --view), and see Radiant's predicted win probability after each pick."""
     from fivestack.draft.lineups import DraftError
     from fivestack.draft.play import draft_command as run
 
+    if view and not precompute:
+        if not 0 <= port <= 65535:
+            _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
+        from fivestack.viewer.draft_server import serve_draft
+
+        try:
+            code = serve_draft(table, first=first, human=human, host=host, port=port, open_browser=browser,
+                               say=lambda m: print(m, flush=True), complain=lambda m: typer.echo(m, err=True))
+        except DraftError as exc:
+            _fail(str(exc))
+        if code:
+            raise typer.Exit(code)
+        return
     try:
         run(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size, first=first,
             human=human)
