@@ -35,7 +35,7 @@ def assert_exact(report):
 
 
 def sizes_with(sizes: GameSizes, **changes) -> GameSizes:
-    out = GameSizes(dict(sizes.features), sizes.n_primary, sizes.n_items, sizes.n_abilities)
+    out = dataclasses.replace(sizes, features=dict(sizes.features))
     for key, value in changes.items():
         if key in out.features:
             out.features[key] = value
