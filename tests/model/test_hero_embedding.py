@@ -40,8 +40,10 @@ def one_team_step(gen: torch.Generator) -> dict[str, torch.Tensor]:
 
 
 def saved_run(tmp_path, policy: Policy):
-    """``policy`` saved as version 1 of a run through the run's checkpoint code, then read back as a load would."""
-    config = load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='five'"])
+    """``policy`` saved as version 1 of a run (``tmp_path / "five"``, its config the policy's widths) through the
+    run's checkpoint code, then read back as a load would."""
+    widths = [f"policy.{k}={v}" for k, v in vars(SMALL).items() if k != "goal_inputs"]
+    config = load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='five'", *widths])
     controller = Controller(tmp_path / "five", config)
     try:
         controller.save(1, policy.state_dict(), {}, {})
@@ -99,6 +101,16 @@ def test_a_checkpoint_for_more_heroes_names_the_patch_and_no_surgery(tmp_path):
     weights = saved_run(tmp_path, Policy(SMALL, patch_with_more_heroes(1)))
     with pytest.raises(CheckpointMismatch, match="surgery never removes heroes"):
         Policy(SMALL, Patch()).load_state_dict(weights)
+
+
+def test_play_and_eval_load_a_run_through_the_same_check(tmp_path):
+    """``fivestack play`` / ``eval`` / the arena read a run's version with ``load_run_policy``: a run whose policy
+    was built for another hero count is the same one error there."""
+    from fivestack.system.agents import load_run_policy
+
+    saved_run(tmp_path, Policy(SMALL, patch_with_more_heroes(1)))
+    with pytest.raises(ValueError, match=f"built for a game of {len(HEROES) + 1} heroes"):
+        load_run_policy(str(tmp_path / "five"))
 
 
 def test_a_checkpoint_from_before_hero_embeddings_is_one_clear_error(tmp_path):
