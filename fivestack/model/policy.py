@@ -514,9 +514,9 @@ def check_vocabularies(state_dict: dict[str, torch.Tensor], sizes: GameSizes) ->
     if (saved.n_heroes, saved.n_abilities, saved.n_items) != (sizes.n_heroes, sizes.n_abilities, sizes.n_items):
         grows = (saved.n_heroes <= sizes.n_heroes and saved.n_abilities <= sizes.n_abilities
                  and saved.n_items <= sizes.n_items)
-        fix = ("train a new run for this patch, or grow the run's policy to it with `fivestack surgery RUN --patch "
-               "VERSION --to CONFIG.toml` (an empty CONFIG.toml keeps the policy's widths; new heroes, abilities and "
-               "items get new embedding rows, old ones keep theirs)" if grows else
+        fix = ("train a new run for this patch, or grow the run's policy to it with `fivestack surgery RUN --to "
+               "CONFIG.toml [--patch VERSION]` (an empty CONFIG.toml keeps the policy's widths; new heroes, abilities "
+               "and items get new embedding rows, old ones keep theirs)" if grows else
                "load it with the patch it was trained on ([game] patch), or train a new run for this patch (surgery "
                "never removes heroes, abilities or items)")
         raise CheckpointMismatch(
