@@ -6,17 +6,17 @@ Per team and timestep (the team's observation groups are shared by its K heroes)
     heroes / modifiers / items / abilities --per-element MLP--> max-pool
     global, allied heroes, pickups --linear--; minimap and nearby map --small conv nets--
     concat + the controlled hero's own unit embedding + hero identity --> FC --> cross-hero pool --> LSTM
-
-Identities are embedded, not one-hot: items, abilities and heroes are integer ids (rows of the patch's tables,
--1 for none) looked up in learned tables sized from the patch (``GameSizes``), so a patch with more heroes or
-abilities is a data change. A hero's embedding is read twice: per row of the heroes set (``hero_ids``) and as
-the identity of the hero a replica plays (``own_hero_id``), in the trunk input.
     heads: primary (dot product with action embeddings, masked), delay, unit target (attention over unit
            embeddings, query = LSTM output + chosen action, keys gated by a learned per-action sigmoid,
            masked by the env's valid targets), offset x / y (conditioned on the chosen action), value, win.
 
 Shapes: T teams, K heroes per team (5, or 1 in 1v1 mid), L timesteps. ``forward_sequence`` runs L steps
 from a stored LSTM state (truncated BPTT); ``act`` is one step for rollouts.
+
+Identities are embedded, not one-hot: items, abilities and heroes are integer ids (rows of the patch's tables,
+-1 for none) looked up in learned tables sized from the patch (``GameSizes``), so a patch with more heroes or
+abilities is a data change. A hero's embedding is read twice: per row of the heroes set (``hero_ids``) and as
+the identity of the hero a replica plays (``own_hero_id``), in the trunk input.
 """
 
 from __future__ import annotations
@@ -506,9 +506,9 @@ def check_vocabularies(state_dict: dict[str, torch.Tensor], sizes: GameSizes) ->
         return  # not a whole policy (a partial load): the generic shape check applies
     if "hero_embed.weight" not in state_dict:
         raise CheckpointMismatch(
-            "this checkpoint was written before hero embeddings (its weights have no hero_embed table: a fivestack from "
-            "before the 17-hero patch, whose policy read the hero slot as a one-hot): this version cannot load it; "
-            "train a new run (or load it with the fivestack version that trained it)")
+            "this checkpoint was written before hero embeddings (its weights have no hero_embed table: a fivestack "
+            "from before the 17-hero patch, whose policy read the hero slot as a one-hot): this version cannot load "
+            "it; train a new run (or load it with the fivestack version that trained it)")
     saved = GameSizes(sizes.features, sizes.n_primary, state_dict["item_embed.weight"].shape[0] - 1,
                       state_dict["ability_embed.weight"].shape[0] - 1, state_dict["hero_embed.weight"].shape[0] - 1)
     if (saved.n_heroes, saved.n_abilities, saved.n_items) != (sizes.n_heroes, sizes.n_abilities, sizes.n_items):
@@ -528,5 +528,5 @@ def parameter_count(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-__all__ = ["Policy", "PolicyConfig", "GameSizes", "CheckpointMismatch", "check_vocabularies", "SequenceScores", "valid_actions", "RunningNorm", "ALL_GROUPS",
-           "HEADS", "parameter_count", "N_UNIT_SLOTS"]
+__all__ = ["Policy", "PolicyConfig", "GameSizes", "CheckpointMismatch", "check_vocabularies", "SequenceScores",
+           "valid_actions", "RunningNorm", "ALL_GROUPS", "HEADS", "parameter_count", "N_UNIT_SLOTS"]

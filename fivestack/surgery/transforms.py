@@ -177,8 +177,9 @@ def add_features(tensors: dict[str, torch.Tensor], fill: Fill, group: str, old: 
     elif group == "modifiers":
         h = heroes_width
         rest = t["hero_net.0.weight"].shape[1] - h - n_modifiers * old if "hero_net.0.weight" in t else 0
-        columns("hero_net.0.weight", torch.cat([front(h)] + [h + m * new + torch.arange(old) for m in range(n_modifiers)]
-                                               + [h + n_modifiers * new + torch.arange(rest)]), n_modifiers)
+        per_modifier = [h + m * new + torch.arange(old) for m in range(n_modifiers)]
+        columns("hero_net.0.weight", torch.cat([front(h), *per_modifier, h + n_modifiers * new + torch.arange(rest)]),
+                n_modifiers)
     elif group in ("minimap", "nearby_map"):
         columns("minimap_net.0.weight" if group == "minimap" else "nearby_net.0.weight", front(old))
     else:  # global, allied_heroes, pickups, previous_action: columns of the trunk's input
