@@ -8,7 +8,7 @@ this file's order:
 
     encode_global          ``global``         GL_* (GL_CREEP_BALANCE: patch 0.3's ``creep_balance``)
     encode_units           ``units``          U_*   (one ``encode_unit`` row per filled slot)
-    encode_heroes          ``heroes``         HX_*  (all ten heroes, enemies only while seen)
+    encode_heroes          ``heroes`` + ``hero_ids``       HX_*  (all ten heroes, enemies only while seen)
     encode_modifiers       ``modifiers``      MODIFIERS x (active, seconds left)
     encode_items           ``items`` + ``item_ids``        IF_*
     encode_abilities       ``abilities`` + ``ability_ids`` AF_*
@@ -197,14 +197,16 @@ def hero_in_view(S, g, team, h):
 @kernel
 def encode_heroes(S, D, O, g, team):
     """``heroes`` (``HX_*``): level, experience, score, attributes, state and health of every hero in view
-    (gold and buyback only for the team's own)."""
+    (gold and buyback only for the team's own); ``hero_ids`` (-1 unseen): each hero in view's type."""
     uf, ui, hf, hi = S.uf, S.ui, S.hf, S.hi
     xp_table = D.xp_table
-    heroes = O.heroes
+    heroes, hero_ids = O.heroes, O.hero_ids
     heroes[g, team] = 0.0
+    hero_ids[g, team] = -1
     for h in range(N_HEROES):
         if not hero_in_view(S, g, team, h):
             continue
+        hero_ids[g, team, h] = hi[g, h, HERO_TYPE]
         mine = K.team_of_hero(h) == team
         hx = heroes[g, team, h]
         alive = ui[g, h, ALIVE] != 0
