@@ -161,7 +161,8 @@ TEAM_GROUPS = {
 TEAM_INT_GROUPS = {
     "item_ids": (N_HEROES, N_ITEM_SLOTS),  # -1 empty or unseen; else the item's row of the patch's items
     "ability_ids": (N_HEROES, 4),  # -1 unseen; else the ability's row of the patch's ability table
-    "hero_ids": (N_HEROES,),  # -1 unseen; else the hero's type, its row of the patch's heroes (patch.heroes)
+    "hero_ids": (N_HEROES,),  # every hero in the game, seen or not (the lineups are public): its type, its row of
+    # the patch's heroes (patch.heroes); -1 for an absent hero (1v1)
 }
 HERO_GROUPS = {
     "unit_rel": (N_UNIT_SLOTS, N_UNIT_REL_FEATURES),

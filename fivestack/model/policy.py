@@ -325,7 +325,8 @@ class Policy(nn.Module):
         pooled_units = torch.segment_reduce(full_precision(emb), "max", lengths=torch.bincount(batch, minlength=b),
                                             unsafe=True, initial=0.0)
         hero_in = torch.cat([n["heroes"], n["modifiers"].flatten(-2), self.hero_embed(obs["hero_ids"].long() + 1)], -1)
-        heroes = masked_max(self.hero_net(hero_in), obs["heroes"][..., sp.HX_SEEN] > 0, dim=1)
+        # every hero of the game is a row (its identity is public); an enemy out of sight has zero features
+        heroes = masked_max(self.hero_net(hero_in), obs["hero_ids"] >= 0, dim=1)
         item_ids = obs["item_ids"].long()
         items = self.item_net(torch.cat([n["items"], self.item_embed(item_ids + 1)], -1))
         items = masked_max(items.flatten(1, 2), (item_ids >= 0).flatten(1, 2), dim=1)

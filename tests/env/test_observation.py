@@ -95,7 +95,8 @@ def test_fog_hides_enemy_hero_exactly_outside_vision(env, night):
     hidden = env.obs["units"][0, 0, 5]
     assert np.all(hidden == 0.0), "an enemy hero outside every vision radius must be a row of zeros"
     assert np.all(env.obs["heroes"][0, 0, 5] == 0.0)
-    assert env.obs["hero_ids"][0, 0, 5] == -1 and np.all(env.obs["ability_ids"][0, 0, 5] == -1)  # nor who it is
+    assert np.all(env.obs["ability_ids"][0, 0, 5] == -1)  # nor its abilities
+    assert env.obs["hero_ids"][0, 0, 5] == env.game.state.hi[0, 5, HERO_TYPE]  # who it is is public (the lineups)
     assert env.obs["target_mask"][0, 0, 2, 5] == 0  # and cannot be targeted
     place_alone(env, centre, (centre[0] + radius - 60.0, centre[1]))
     refresh(env)
