@@ -32,9 +32,10 @@ NEVER = 10**8  # frames: "not for the rest of the test" (an attack that never co
 CREEP_KIND = {"melee": K_CREEP_MELEE, "ranged": K_CREEP_RANGED, "siege": K_CREEP_SIEGE}
 
 
-def new_game(mode: str = "5v5", seed: int = 0) -> GameBatch:
-    """One game of ``mode``, reset with ``seed``: hero i of each team is the patch's hero i."""
-    game = GameBatch(1, GameConfig(mode=mode))
+def new_game(mode: str = "5v5", seed: int = 0, radiant: tuple[str, ...] = (), dire: tuple[str, ...] = ()) -> GameBatch:
+    """One game of ``mode``, reset with ``seed``: hero i of each team is the patch's hero i, unless the lineups
+    ``radiant`` / ``dire`` (hero names) are given."""
+    game = GameBatch(1, GameConfig(mode=mode, radiant=radiant, dire=dire))
     game.reset(seed)
     return game
 
