@@ -5,6 +5,8 @@ import pytest
 
 from fivestack.bots.random_agent import RandomAgent
 from fivestack.env.batched import BatchedEnv
+from fivestack.game.engine import GameConfig
+from fivestack.game.patch import HEROES
 from fivestack.game.layout import (
     ABILITY_CD, ALIVE, ATTACK_READY, GOLD, HP, HP_MAX, IT_COOLDOWN, MANA, MANA_MAX, MAP_SIZE, X, Y,
 )
@@ -70,6 +72,30 @@ def test_fuzz_hundred_thousand_agent_steps():
             env.reset_games(done, 10_000 + step + done)
     assert agent_steps >= 100_000
     assert info["invalid_actions"].sum() > 0  # the junk was noticed and counted, not acted on
+
+
+# every hero of the pool plays in one of these lineups (the default five play in the test above too)
+NAMES = [h.name for h in HEROES]
+POOL_LINEUPS = [(tuple(NAMES[5:10]), tuple(NAMES[10:15])), (tuple(NAMES[15:17] + NAMES[0:3]), tuple(NAMES[3:8]))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("radiant, dire", POOL_LINEUPS)
+def test_fuzz_every_hero_of_the_pool(radiant, dire):
+    """Garbage and random actions with every hero of the 17 (summons, channels, blinks, auras, invisibility and
+    global casts included): 4 games x 1,500 steps per lineup, invariants checked every step."""
+    env = BatchedEnv(4, GameConfig(radiant=radiant, dire=dire))
+    obs = env.reset(seed=77)
+    rng = np.random.default_rng(77)
+    agent = RandomAgent(7)
+    for step in range(1500):
+        obs, events, terminated, truncated, info = env.step(garbage_actions(rng, agent.act(obs), step))
+        assert np.all(np.isfinite(events))
+        check_invariants(env, obs)
+        done = np.flatnonzero(info["finished"])
+        if done.size:
+            env.reset_games(done, 20_000 + step + done)
+    assert info["invalid_actions"].sum() > 0
 
 
 @pytest.mark.parametrize("shape", [(4, 10), (4, 10, 4), (3, 10, 5), (4, 5, 5), (4, 10, 5, 1)])
