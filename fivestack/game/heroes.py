@@ -36,7 +36,8 @@ class Ability:
       area (damage, heal, stun, slow, ... at that moment). Any new order, a stun or a silence ends the
       channel; mana and cooldown are paid once, at the start.
     * blink (``blink``): a T_POINT ability whose caster first moves to the point (clamped to cast range, so it
-      never walks to cast); the effects then land around the landing point. An unwalkable point: no move.
+      never walks to cast); the effects then land around the point. An unwalkable point: the caster stays,
+      the effects still land at the point.
     * aura (``aura``): passive. It cannot be cast (never available); while its owner lives and has learnt it,
       every allied hero within ``radius`` (the owner included) gets ``buff_armor`` armor, ``buff_damage``
       attack damage and ``heal`` hp per second (+ ``heal_per_level``), refreshed every 10 frames; the

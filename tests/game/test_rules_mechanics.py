@@ -127,17 +127,33 @@ def test_attacking_breaks_invisibility():
 
 
 
-# ---------------------------------------------------------------- channels
-def test_a_channel_lands_once_per_second_for_its_time():
-    game = arena(DIRGESINGER, WARBANNER)
+def test_casting_breaks_invisibility():
+    game = arena(VEILSTALKER, BULWARK)
     S = game.state
-    place(game, WARBANNER, 500.0)
-    no_regen(game, WARBANNER)
-    S.uf[G, WARBANNER, HP] = 100.0
-    ab = cast(game, DIRGESINGER, "Soothing Dirge", 2)
+    place(game, BULWARK, 150.0)
+    disarm(game, VEILSTALKER, BULWARK)
+    cast(game, VEILSTALKER, "Shadowfade", 1)
+    assert S.ui[G, VEILSTALKER, INVISIBLE] > 0
+    cast(game, VEILSTALKER, "Gutting Venom", 1, target=BULWARK)
+    assert S.ui[G, VEILSTALKER, INVISIBLE] == 0
+    assert S.vis[G, DIRE, VEILSTALKER] == 1
+
+
+# ---------------------------------------------------------------- channels
+def test_a_channel_lands_once_per_second_for_its_time_in_its_radius():
+    game = arena(DIRGESINGER, WARBANNER, VEILSTALKER)
+    S = game.state
+    slot, ab = ability("Dirgesinger", "Soothing Dirge")
+    place(game, WARBANNER, ab.radius - 200.0)
+    place(game, VEILSTALKER, -(ab.radius + 100.0))
+    no_regen(game, WARBANNER, VEILSTALKER)
+    S.uf[G, WARBANNER, HP] = S.uf[G, VEILSTALKER, HP] = 100.0
+    cast(game, DIRGESINGER, "Soothing Dirge", 2)
     assert S.ui[G, DIRGESINGER, ORDER] == O_CHANNEL
+    assert S.uf[G, WARBANNER, HP] == 100.0, "a channel landed at the cast, before its first second"
     run(game, steps_for(ab.channel_time) + 2)
     assert S.uf[G, WARBANNER, HP] == pytest.approx(100.0 + 3 * at_level(ab.heal, ab.heal_per_level, 2))
+    assert S.uf[G, VEILSTALKER, HP] == 100.0, "healed outside the radius"
     assert S.ui[G, DIRGESINGER, ORDER] != O_CHANNEL
 
 
@@ -167,6 +183,22 @@ def test_a_stun_ends_a_channel():
     cast(game, BULWARK, "Shield Bash", 1, target=DIRGESINGER)
     run(game, steps_for(3.0))
     assert S.ui[G, DIRGESINGER, ORDER] != O_CHANNEL
+    assert S.uf[G, WARBANNER, HP] == pytest.approx(100.0 + ab.heal)
+
+
+def test_a_silence_ends_a_channel():
+    game = arena(DIRGESINGER, WARBANNER, STARFALL)
+    S = game.state
+    place(game, WARBANNER, 500.0)
+    place(game, STARFALL, 350.0, 0.0)
+    disarm(game, DIRGESINGER, WARBANNER, STARFALL)
+    no_regen(game, WARBANNER)
+    S.uf[G, WARBANNER, HP] = 100.0
+    ab = cast(game, DIRGESINGER, "Soothing Dirge", 1)
+    run(game, steps_for(1.5))
+    cast(game, STARFALL, "Hush of Night", 1, offset=(2, 4))  # 2 cells of 700 / 4 back: on the channeller
+    assert S.ui[G, DIRGESINGER, ORDER] != O_CHANNEL
+    run(game, steps_for(3.0))
     assert S.uf[G, WARBANNER, HP] == pytest.approx(100.0 + ab.heal)
 
 
