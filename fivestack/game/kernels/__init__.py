@@ -18,7 +18,7 @@ Map (each module imports only from those above it):
     creation      set_unit, spawn_hero, camps, tower protection, reset_game
     spatial       the spatial hash and nearest_enemy
     combat        movement, projectiles, damage, attacking
-    abilities     what abilities and item actives do
+    abilities     what abilities and item actives do (with summons, channels, blinks, auras, global casts)
     availability  which actions are available (shared with the env's masks)
     actions       apply_action, continue_cast
     behaviour     per-frame behaviour of heroes, creeps, towers, neutrals, the courier
