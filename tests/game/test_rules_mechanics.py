@@ -251,6 +251,7 @@ def test_an_aura_buffs_allied_heroes_in_its_radius_while_its_owner_lives(level):
 
 # ---------------------------------------------------------------- global
 def test_a_global_spell_hits_every_enemy_hero_wherever_it_is():
+    """``global_cast``: the effects land on every living enemy hero of the map, in range or not, seen or not."""
     game = arena(STARFALL, FROSTWELL, HIVECALLER, VEILSTALKER)
     S = game.state
     place(game, HIVECALLER, 3000.0, -3000.0)  # far out of any range
