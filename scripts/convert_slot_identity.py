@@ -1,5 +1,6 @@
 """One-off: turn a checkpoint of the slot one-hot policy (before hero embeddings) into one of the hero-embedding
-policy, approximately, for the fixed 5-hero lineup (slot s plays hero type s % 5).
+policy, approximately, for the fixed 5-hero lineup (slot s plays hero type s % 5), in the current patch (its
+17 heroes and 68 abilities: the old abilities keep their embedding rows, the new ones get the initialisation's).
 
     python scripts/convert_slot_identity.py fivestack/arena/trained OUT_DIR [--side mean|radiant|dire]
 
@@ -26,6 +27,7 @@ from safetensors.torch import load_file, save_file
 from fivestack.model.policy import ID_EMBEDDING, Policy, PolicyConfig
 
 SLOTS, TYPES = 10, 5
+GROWN_TABLES = ("ability_embed.weight", "item_embed.weight")  # embedding tables a bigger patch lengthens
 
 
 def convert(old: dict[str, torch.Tensor], config: PolicyConfig, side: str = "mean") -> dict[str, torch.Tensor]:
@@ -38,6 +40,10 @@ def convert(old: dict[str, torch.Tensor], config: PolicyConfig, side: str = "mea
     for key, value in old.items():
         if key in new and new[key].shape == value.shape:
             new[key] = value.clone()
+        elif key in GROWN_TABLES and new[key].shape[1:] == value.shape[1:]:
+            # the patch grew (17 heroes, 68 abilities): old ids keep their rows, the new ones keep their
+            # initialisation, as surgery's add_vocabulary does
+            new[key][: value.shape[0]] = value
     trunk = old["trunk.0.weight"]  # its last SLOTS columns are the slot one-hot
     out = torch.zeros_like(new["trunk.0.weight"])
     out[:, :-ID_EMBEDDING] = trunk[:, :-SLOTS]
