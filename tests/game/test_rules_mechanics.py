@@ -13,7 +13,8 @@ spending the mana and setting the cooldown at that level.
   the caster's team, summoned by it, 120 around the caster (no target) or the point, with summon_hp and
   summon_damage x (1 + 0.25 (level - 1)), half a melee creep's bounty; alive for summon_time x 30 frames, then
   gone with no gold, experience or last hit to anyone; the ability's other effects (an area's damage) land as
-  the table says. A creep pool with fewer free slots summons fewer.
+  the table says. They hit an enemy within 700 of them (not one farther), else follow their summoner to within
+  300. A creep pool with fewer free slots summons fewer.
 * invisibility (``invisible_time``): the target (the caster, or the ally for a unit target) is invisible for
   invisible_time x 30 frames: hidden from the enemy (not seen, not attackable, not acquired by an enemy creep)
   and seen again when it runs out; nobody else is; its other effects (a speed buff) land on it. Attacking
@@ -68,6 +69,7 @@ FILL = tuple(h.name for h in HEROES[:5])  # the other heroes of both lineups
 BASHER, COILER = 5, 9  # Dire's Bulwark (Shield Bash: a stun) and Tempest Warden (Static Coil: a silence)
 MANA_OF_CASTER = 5000.0
 SUMMON_RING = 120.0  # summons appear on a circle of this radius around the caster or the point
+SUMMON_FOLLOW = 300.0  # a summon with no enemy within 700 keeps this close to its summoner
 AURA_REFRESH = 10  # frames: auras are set in frames that are multiples of this
 
 
@@ -204,6 +206,30 @@ def test_summons_come_as_the_table_says_and_expire_without_bounty(hero, slot, ab
         assert S.hf[G, witness, GOLD] - gold == pytest.approx(passive, abs=1e-3), f"{at}: an expiry paid gold"
         assert S.hf[G, witness, XP] == xp, f"{at}: an expiry paid experience"
         assert S.hi[G, :, LAST_HITS].sum() == 0 and S.hi[G, :, DENIES].sum() == 0
+
+
+@pytest.mark.parametrize("hero, slot, ab", with_field("summon_count"))
+def test_summons_fight_an_enemy_within_700_else_follow_their_summoner(hero, slot, ab):
+    """The summons hit an enemy creep 400 from where they appear, not one 1200 away; with no enemy near, they
+    catch up to within SUMMON_FOLLOW (300) of a summoner that moved 1500 away."""
+    offset, center = point_offset(ab)
+    game = cast_scene(hero, {CASTER: (0.0, 0.0)})
+    S = game.state
+    near = spawn_creep(game, DIRE, "melee", dx=center[0], dy=center[1] + 400.0, k=0)
+    far = spawn_creep(game, DIRE, "melee", dx=center[0], dy=center[1] - 1200.0, k=1)
+    hp = {u: float(S.uf[G, u, HP]) for u in (near, far)}
+    cast(game, CASTER, ab.name, 1, offset=offset)
+    run(game, steps_for(4.0))
+    assert S.uf[G, near, HP] < hp[near], "the summons never hit the enemy creep 400 away"
+    assert S.uf[G, far, HP] == hp[far], "the summons went for an enemy creep 1200 away"
+    S.ui[G, near, ALIVE] = S.ui[G, far, ALIVE] = 0
+    S.uf[G, near, HP] = S.uf[G, far, HP] = 0.0
+    place(game, CASTER, -1500.0, 0.0)
+    freeze(game, CASTER)
+    run(game, steps_for(10.0))
+    for u in summons_of(game, CASTER):
+        gap = math.hypot(S.uf[G, u, X] - S.uf[G, CASTER, X], S.uf[G, u, Y] - S.uf[G, CASTER, Y])
+        assert gap <= SUMMON_FOLLOW + 20.0, f"summon {u} is {gap:.0f} from its summoner"
 
 
 @pytest.mark.parametrize("hero, slot, ab", [p for p in with_field("summon_count") if p.values[2].summon_count > 1])
