@@ -47,7 +47,7 @@ from typing import NamedTuple
 import pytest
 
 from rules_arena import (
-    ARENA, G, HEALTH, MAGIC_RESISTANCE, STATUS_FRAMES, action, after_landing as expected, assert_shows, at_level,
+    ARENA, G, HEALTH, MAGIC_RESISTANCE, STATUS_FRAMES, action, after_landing, assert_shows, at_level,
     isolate, new_game, run, see, snapshot, stage,
 )
 from fivestack.game.kernels.constants import HULL
@@ -288,17 +288,17 @@ def test_ability_lands_as_its_table_says(hero, slot, ab):
                 steps += 1
             flight = math.hypot(*sc.spot) / ab.projectile_speed
             assert steps * STEP_SECONDS == pytest.approx(flight, abs=STEP_SECONDS), f"{at}: projectile flight"
-            want = expected(ab, level, before[u])
+            want = after_landing(ab, level, before[u])
             got = snapshot(sc.game, u)
             counters = [want[k] - got[k] for k in STATUS_FRAMES if want[k] > 0]
             frames_since = counters[0] if counters else 0  # it landed within the last step
             assert 0 <= frames_since < FRAMES_PER_STEP, f"{at}: landed {frames_since} frames ago"
         for u in sc.placed:
-            want = expected(ab, level, before[u]) if u in hit else before[u]
+            want = after_landing(ab, level, before[u]) if u in hit else before[u]
             assert_shows(f"{at}, unit {u} ({'hit' if u in hit else 'spared'})", snapshot(sc.game, u), want,
                          frames_since)
         # the statuses run one frame at a time and then out; the damage over time comes to dps x dot_time
-        landed = {u: expected(ab, level, before[u]) for u in hit}
+        landed = {u: after_landing(ab, level, before[u]) for u in hit}
         run(sc.game, 1)
         for u in hit:
             for k in STATUS_FRAMES:
