@@ -10,7 +10,9 @@ The engine speaks in unit indices (heroes 0-4 Radiant, 5-9 Dire), and so do thes
 
 Casting: ``cast`` has a hero cast one of its abilities at a set level and checks the mana and cooldown the
 patch's table gives; ``target`` / ``lost`` make a unit measurable and read what it lost; ``armor_factor`` and
-``magical`` are the README's damage rules, computed by hand.
+``magical`` are the README's damage rules, computed by hand. ``stage`` readies placed units to be measured;
+``snapshot`` / ``after_landing`` / ``assert_shows`` read a unit's health and statuses and say, from an ability's
+row of the table by hand, what one landing of it leaves on a unit.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ from fivestack.game import kernels
 from fivestack.game.engine import GameBatch, GameConfig
 from fivestack.game.layout import (
     A_ABILITY0, A_MOVE, ABILITY_CD, ABILITY_LEVEL, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET,
-    ACTIVE, ALIVE, ARMOR, ATTACK_READY, CELL, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP,
-    HP_REGEN, INVALID_ACTIONS, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, MANA, MANA_REGEN, N_ACTION_FIELDS,
-    N_HEROES, SLOT_CREEPS, STUN, X, Y,
+    ACTIVE, ALIVE, ARMOR, ATTACK_READY, BUFF, BUFF_ARMOR, BUFF_DAMAGE, BUFF_SPEED, CELL, DOT, DOT_DPS,
+    FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP, HP_MAX, HP_REGEN, INVALID_ACTIONS,
+    K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, MANA, MANA_REGEN, N_ACTION_FIELDS, N_HEROES, ORDER, O_HOLD,
+    SILENCE, SLOT_CREEPS, SLOW, SLOW_FRAC, STUN, X, Y,
 )
 from fivestack.game.patch import HEROES, Ability, CK
 
@@ -226,3 +229,69 @@ def target(game: GameBatch, u: int, armor: float = 5.0, hp: float | None = None)
 def lost(game: GameBatch, u: int, before: float) -> float:
     """Health unit ``u`` lost since it had ``before``."""
     return before - float(game.state.uf[G, u, HP])
+
+
+# ---------------------------------------------------------------------------------------------- measuring
+ARMOR_OF_TARGETS = 5.0
+HEALTH, HEALTH_MAX = 1000.0, 10_000.0  # every staged unit: no damage kills it, no heal is capped
+STATUS_FRAMES = {"stun": STUN, "slow": SLOW, "silence": SILENCE, "dot": DOT, "buff": BUFF}
+STATUS_VALUES = {"slow_frac": SLOW_FRAC, "dot_dps": DOT_DPS, "buff_armor": BUFF_ARMOR, "buff_damage": BUFF_DAMAGE,
+                 "buff_speed": BUFF_SPEED}
+
+
+def stage(game: GameBatch, placed: dict[int, tuple[float, float]]) -> None:
+    """Put each unit of ``placed`` (unit -> position relative to ARENA) in place, disarmed, holding its ground
+    (an idle hero walks to a near enemy), with ARMOR_OF_TARGETS armor, HEALTH of HEALTH_MAX and no regeneration.
+    """
+    S = game.state
+    for u, (dx, dy) in placed.items():
+        place(game, u, dx, dy)
+        no_regen(game, u)
+        disarm(game, u)
+        S.uf[G, u, ARMOR] = ARMOR_OF_TARGETS
+        S.uf[G, u, HP_MAX] = HEALTH_MAX
+        S.uf[G, u, HP] = HEALTH
+        S.ui[G, u, ORDER] = O_HOLD
+
+
+def snapshot(game: GameBatch, u: int) -> dict[str, float]:
+    """Unit ``u``'s health, status frames and status values."""
+    S = game.state
+    out = {"hp": float(S.uf[G, u, HP])}
+    out.update({k: int(S.ui[G, u, col]) for k, col in STATUS_FRAMES.items()})
+    out.update({k: float(S.uf[G, u, col]) for k, col in STATUS_VALUES.items()})
+    return out
+
+
+def frames(seconds: float) -> int:
+    """A duration of ``seconds`` in frames."""
+    return round(seconds * FRAMES_PER_SECOND)
+
+
+def after_landing(ab: Ability, level: int, before: dict[str, float]) -> dict[str, float]:
+    """What a staged unit shows right after ``ab`` at ``level`` lands on it once, from the table by hand."""
+    damage = at_level(ab.damage, ab.damage_per_level, level)
+    through = {0: armor_factor(ARMOR_OF_TARGETS), 1: 1.0 - MAGIC_RESISTANCE, 2: 1.0}[ab.damage_type]
+    heal = at_level(ab.heal, ab.heal_per_level, level)
+    out = dict(before)
+    out["hp"] = min(HEALTH_MAX, before["hp"] - max(damage, 0.0) * through + max(heal, 0.0))
+    if ab.stun > 0:
+        out["stun"] = frames(ab.stun)
+    if ab.slow > 0:
+        out["slow"], out["slow_frac"] = frames(ab.slow_time), ab.slow
+    if ab.silence > 0:
+        out["silence"] = frames(ab.silence)
+    if ab.dot > 0:
+        out["dot"], out["dot_dps"] = frames(ab.dot_time), ab.dot * (1.0 + 0.5 * (level - 1))
+    if ab.buff_time > 0:
+        out["buff"] = frames(ab.buff_time)
+        out["buff_armor"], out["buff_damage"], out["buff_speed"] = ab.buff_armor, ab.buff_damage, ab.buff_speed
+    return out
+
+
+def assert_shows(label: str, got: dict[str, float], want: dict[str, float], frames_since: int = 0) -> None:
+    """``got`` equals ``want``, status frames less ``frames_since`` (frames that passed after landing)."""
+    for k, v in want.items():
+        if k in STATUS_FRAMES and v > 0:
+            v = v - frames_since
+        assert got[k] == pytest.approx(v, abs=1e-3), f"{label}: {k} is {got[k]}, the table says {v}"

@@ -47,14 +47,13 @@ from typing import NamedTuple
 import pytest
 
 from rules_arena import (
-    ARENA, G, MAGIC_RESISTANCE, action, armor_factor, at_level, disarm, isolate, new_game, no_regen,
-    place, run, see,
+    ARENA, G, HEALTH, MAGIC_RESISTANCE, STATUS_FRAMES, action, after_landing, assert_shows, at_level,
+    isolate, new_game, run, see, snapshot, stage,
 )
 from fivestack.game.kernels.constants import HULL
 from fivestack.game.layout import (
-    A_ABILITY0, ABILITY_CD, ABILITY_LEVEL, ARMOR, BUFF, BUFF_ARMOR, BUFF_DAMAGE, BUFF_SPEED, DOT, DOT_DPS,
-    FRAMES_PER_SECOND, FRAMES_PER_STEP, HP, HP_MAX, INVALID_ACTIONS, MAGIC_RES, MANA, MANA_MAX, MOVE_SPEED, ORDER,
-    O_CAST, O_HOLD, SILENCE, SLOW, SLOW_FRAC, STEP_SECONDS, STUN, TARGET_OFFSET_STEP, T_NONE, T_POINT, T_UNIT,
+    A_ABILITY0, ABILITY_CD, ABILITY_LEVEL, FRAMES_PER_SECOND, FRAMES_PER_STEP, HP, INVALID_ACTIONS, MAGIC_RES,
+    MANA, MANA_MAX, MOVE_SPEED, ORDER, O_CAST, STEP_SECONDS, TARGET_OFFSET_STEP, T_NONE, T_POINT, T_UNIT,
     T_UNIT_OFFSET, X, Y,
 )
 from fivestack.game.patch import ABILITY_COLUMNS, HEROES, Ability
@@ -86,8 +85,6 @@ KNOWN_ELSEWHERE: dict[str, Elsewhere] = {
 CASTER = 0
 ALLIES = (1, 2, 3, 4)
 ENEMIES = (5, 6, 7, 8, 9)
-ARMOR_OF_TARGETS = 5.0
-HEALTH, HEALTH_MAX = 1000.0, 10_000.0  # every placed unit: no damage kills it, no heal is capped
 MANA_OF_CASTER = 5000.0
 REPO = Path(__file__).resolve().parents[2]
 
@@ -243,14 +240,7 @@ def scene(hero: str, slot: int, ab: Ability, level: int, beyond: bool = False) -
     S = game.state
     S.hi[G, :, ABILITY_LEVEL:ABILITY_LEVEL + 4] = 0  # no other ability of anyone's (a passive, an aura) plays
     S.hi[G, CASTER, ABILITY_LEVEL + slot] = level
-    for u, (dx, dy) in placed.items():
-        place(game, u, dx, dy)
-        no_regen(game, u)
-        disarm(game, u)
-        S.uf[G, u, ARMOR] = ARMOR_OF_TARGETS
-        S.uf[G, u, HP_MAX] = HEALTH_MAX
-        S.uf[G, u, HP] = HEALTH
-        S.ui[G, u, ORDER] = O_HOLD  # stands its ground: walks to no one (an idle hero walks to a near enemy)
+    stage(game, placed)  # held, disarmed, armor 5, health 1000 of 10000, no regeneration
     S.uf[G, CASTER, MANA_MAX] = S.uf[G, CASTER, MANA] = MANA_OF_CASTER
     see(game)
     return Scene(game, slot, ab, level, target, offset, spot, center, placed)
@@ -268,53 +258,6 @@ def hits(sc: Scene) -> set[int]:
     cx, cy = sc.center
     return {u for u, (x, y) in sc.placed.items()
             if u in team and math.hypot(x - cx, y - cy) <= ab.radius}
-
-
-# ---------------------------------------------------------------------------------------------- the effects
-STATUS_FRAMES = {"stun": STUN, "slow": SLOW, "silence": SILENCE, "dot": DOT, "buff": BUFF}
-STATUS_VALUES = {"slow_frac": SLOW_FRAC, "dot_dps": DOT_DPS, "buff_armor": BUFF_ARMOR, "buff_damage": BUFF_DAMAGE,
-                 "buff_speed": BUFF_SPEED}
-
-
-def snapshot(game, u: int) -> dict[str, float]:
-    S = game.state
-    out = {"hp": float(S.uf[G, u, HP])}
-    out.update({k: int(S.ui[G, u, col]) for k, col in STATUS_FRAMES.items()})
-    out.update({k: float(S.uf[G, u, col]) for k, col in STATUS_VALUES.items()})
-    return out
-
-
-def frames(seconds: float) -> int:
-    return round(seconds * FRAMES_PER_SECOND)
-
-
-def expected(ab: Ability, level: int, before: dict[str, float]) -> dict[str, float]:
-    """What a unit shows right after the ability lands on it, from the table by hand."""
-    damage = at_level(ab.damage, ab.damage_per_level, level)
-    through = {0: armor_factor(ARMOR_OF_TARGETS), 1: 1.0 - MAGIC_RESISTANCE, 2: 1.0}[ab.damage_type]
-    heal = at_level(ab.heal, ab.heal_per_level, level)
-    out = dict(before)
-    out["hp"] = min(HEALTH_MAX, before["hp"] - max(damage, 0.0) * through + max(heal, 0.0))
-    if ab.stun > 0:
-        out["stun"] = frames(ab.stun)
-    if ab.slow > 0:
-        out["slow"], out["slow_frac"] = frames(ab.slow_time), ab.slow
-    if ab.silence > 0:
-        out["silence"] = frames(ab.silence)
-    if ab.dot > 0:
-        out["dot"], out["dot_dps"] = frames(ab.dot_time), ab.dot * (1.0 + 0.5 * (level - 1))
-    if ab.buff_time > 0:
-        out["buff"] = frames(ab.buff_time)
-        out["buff_armor"], out["buff_damage"], out["buff_speed"] = ab.buff_armor, ab.buff_damage, ab.buff_speed
-    return out
-
-
-def assert_shows(label: str, got: dict[str, float], want: dict[str, float], frames_since: int = 0) -> None:
-    """``got`` equals ``want``, status frames less ``frames_since`` (frames that passed after landing)."""
-    for k, v in want.items():
-        if k in STATUS_FRAMES and v > 0:
-            v = v - frames_since
-        assert got[k] == pytest.approx(v, abs=1e-3), f"{label}: {k} is {got[k]}, the table says {v}"
 
 
 # ---------------------------------------------------------------------------------------------- the tests
@@ -345,17 +288,17 @@ def test_ability_lands_as_its_table_says(hero, slot, ab):
                 steps += 1
             flight = math.hypot(*sc.spot) / ab.projectile_speed
             assert steps * STEP_SECONDS == pytest.approx(flight, abs=STEP_SECONDS), f"{at}: projectile flight"
-            want = expected(ab, level, before[u])
+            want = after_landing(ab, level, before[u])
             got = snapshot(sc.game, u)
             counters = [want[k] - got[k] for k in STATUS_FRAMES if want[k] > 0]
             frames_since = counters[0] if counters else 0  # it landed within the last step
             assert 0 <= frames_since < FRAMES_PER_STEP, f"{at}: landed {frames_since} frames ago"
         for u in sc.placed:
-            want = expected(ab, level, before[u]) if u in hit else before[u]
+            want = after_landing(ab, level, before[u]) if u in hit else before[u]
             assert_shows(f"{at}, unit {u} ({'hit' if u in hit else 'spared'})", snapshot(sc.game, u), want,
                          frames_since)
         # the statuses run one frame at a time and then out; the damage over time comes to dps x dot_time
-        landed = {u: expected(ab, level, before[u]) for u in hit}
+        landed = {u: after_landing(ab, level, before[u]) for u in hit}
         run(sc.game, 1)
         for u in hit:
             for k in STATUS_FRAMES:
