@@ -1,0 +1,190 @@
+"""The policy scorer (``fivestack/draft/policy_scorer.py``) and ``fivestack draft RUN[:VERSION]``.
+
+A freshly initialised policy (seeded) on ``stub_patch(11)`` (the game's heroes and renamed copies: 2,772 lineups)
+stands in for a trained run while the game has fewer than ten heroes; the CLI errors use tiny real runs.
+"""
+
+import io
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from fivestack.cli import app
+from fivestack.draft.lineups import DraftError, HeroPool, LineupIndex, lineup_count
+from fivestack.draft.policy_scorer import PolicyScorer, check_separable, radiant_share, team_win_probabilities
+from fivestack.draft.precompute import load_table, precompute
+from fivestack.draft.run_draft import score_and_draft
+from fivestack.draft.stub import StubWinProbability, stub_patch
+from fivestack.model.policy import Policy, PolicyConfig
+from fivestack.system.config import load_config
+from fivestack.system.inference import forward_arrays, initial_state
+from fivestack.system.rollout import active_heroes, team_view
+from fivestack.system.serial import SerialRunner
+
+N = 11
+
+
+@pytest.fixture(scope="module")
+def patch():
+    return stub_patch(N)
+
+
+@pytest.fixture(scope="module")
+def policy(patch):
+    torch.manual_seed(3)
+    torch.set_num_threads(1)
+    model = Policy(PolicyConfig(lstm_size=32, trunk=64), patch).eval()
+    with torch.no_grad():  # a win head with opinions: the fresh one (std 0.01) says ~0.5 everywhere
+        model.win_head.weight.normal_(0.0, 1.0)
+    return model
+
+
+def make_scorer(policy, patch, **kwargs):
+    pool = HeroPool(tuple(h.name for h in patch.heroes[:N]))
+    return PolicyScorer(policy, patch, np.arange(N), pool, **kwargs)
+
+
+def test_the_win_probability_is_the_policys_first_step_output(policy, patch):
+    """The scorer's per-hero probabilities are what a rollout reads (Policy.act's win_prob, fresh state)."""
+    scorer = make_scorer(policy, patch)
+    index = LineupIndex.of(N)
+    radiant, dire = index.unrank(0, 6)
+    obs = scorer.observe(radiant, dire)
+    mine = team_win_probabilities(policy, obs)
+    heroes = active_heroes("5v5")
+    view = team_view(obs, heroes)
+    out = forward_arrays(policy, view, initial_state(12 * 5, policy.config.lstm_size), np.ones(12, np.float32),
+                         np.tile(heroes, (6, 1)), torch.Generator().manual_seed(0))
+    np.testing.assert_allclose(mine.reshape(12, 5), out.win_prob, rtol=0, atol=1e-6)
+    a, b = radiant_share(mine)
+    mine = mine.astype(np.float64)
+    np.testing.assert_allclose(a + b, (mine[:, 0].mean(1) + (1 - mine[:, 1]).mean(1)) / 2, rtol=0, atol=1e-12)
+
+
+def test_batched_equals_one_lineup_at_a_time(policy, patch):
+    index = LineupIndex.of(N)
+    rows = np.random.default_rng(0).choice(index.count, 12, replace=False)
+    radiant, dire = zip(*(index.unrank(int(r), int(r) + 1) for r in rows))
+    radiant, dire = np.concatenate(radiant), np.concatenate(dire)
+    batched = make_scorer(policy, patch, batch=12, mode="plain").score(radiant, dire)
+    single = make_scorer(policy, patch, batch=1, mode="plain")
+    one_by_one = np.array([single.score(radiant[i:i + 1], dire[i:i + 1])[0] for i in range(12)])
+    np.testing.assert_allclose(batched, one_by_one, rtol=0, atol=1e-6)
+    # the order of heroes within a team does not matter: the scorer plays a set in ascending order
+    np.testing.assert_array_equal(batched, make_scorer(policy, patch, mode="plain").score(radiant[:, ::-1], dire))
+    assert np.ptp(batched) > 1e-3  # the lineups are told apart
+
+
+def test_separable_table_equals_the_plain_table(policy, patch):
+    """The whole table, two ways: one game per lineup, and every team once (2 * C(11, 5) = 924 team games, not 2,772)."""
+    plain = make_scorer(policy, patch, mode="plain")
+    auto = make_scorer(policy, patch, mode="auto")
+    index = LineupIndex.of(N)
+    radiant, dire = index.unrank(0, index.count)
+    a = plain(radiant, dire)
+    b = auto(radiant, dire)
+    # separable: every 5-set once per side, plus the check's 2 sides x 6 own sets x 3 enemy sets
+    assert auto.mode == "separable" and auto.games_played == 2 * 462 + 36
+    assert plain.games_played == lineup_count(N)
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-6)
+    # swapping the sides is another lineup: Radiant's and Dire's view of the same five differ
+    swapped = auto(dire, radiant)
+    assert np.abs(swapped - (1 - b)).max() > 1e-4
+
+
+def test_check_separable_can_fail(policy, patch):
+    """A deliberate fault (the enemy's hero types written into a team's global observation) is caught, and
+    ``auto`` then scores lineup by lineup."""
+
+    class Leaky(PolicyScorer):
+        def observe(self, radiant, dire):
+            obs = super().observe(radiant, dire)
+            obs["global"][:, 0, 0] = np.sort(dire, 1)[:, 0]
+            return obs
+
+    pool = HeroPool(tuple(h.name for h in patch.heroes[:N]))
+    leaky = Leaky(policy, patch, np.arange(N), pool)
+    ok, why = check_separable(leaky)
+    assert not ok and "Radiant's 'global' observation changes with the enemy's heroes" in why
+    radiant, dire = LineupIndex.of(N).unrank(0, 4)
+    leaky(radiant, dire)
+    assert leaky.mode == "plain" and leaky.games_played >= 4
+    assert check_separable(make_scorer(policy, patch)) == (True, "")
+
+
+def test_a_policy_table_resumes_and_refuses_another_source(policy, patch, tmp_path):
+    path = tmp_path / "t.npy"
+    scorer = make_scorer(policy, patch)
+    source = {"run": "tiny", "version": 3}
+    calls = []
+
+    def dying(radiant, dire):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return scorer(radiant, dire)
+
+    with pytest.raises(KeyboardInterrupt):
+        precompute(path, scorer.pool, dying, scorer.name, batch_size=500, show_progress=False, source=source)
+    partial = load_table(path, require_complete=False)
+    assert partial.scored == 1000 and partial.source == source
+    with pytest.raises(DraftError, match="scored by run tiny, version 3, not run tiny, version 4"):
+        precompute(path, scorer.pool, scorer, scorer.name, batch_size=500, show_progress=False,
+                   source={"run": "tiny", "version": 4})
+    done = precompute(path, scorer.pool, scorer, scorer.name, batch_size=500, show_progress=False, source=source)
+    radiant, dire = LineupIndex.of(N).unrank(0, lineup_count(N))
+    np.testing.assert_array_equal(done.values, scorer(radiant, dire).astype(np.float32))
+
+
+def test_score_and_draft_from_a_policy(policy, patch, tmp_path):
+    """The pipeline of ``fivestack draft RUN``: score the table, then the search drafts both sides; a second call
+    reuses the table; a stub table is refused as another source."""
+    scorer = make_scorer(policy, patch)
+    out = io.StringIO()
+    source = {"run": "tiny", "version": 0}
+    score_and_draft(scorer, tmp_path / "v0.npy", source, human="none", out=out, show_progress=False)
+    text = out.getvalue()
+    assert "scored 2,772 lineups of 11 heroes" in text and text.count(" takes ") == 10
+    out = io.StringIO()
+    score_and_draft(scorer, tmp_path / "v0.npy", source, human="none", out=out, show_progress=False)
+    assert "scored" not in out.getvalue().split("table")[0] and out.getvalue().count(" takes ") == 10
+    stub = StubWinProbability(N)
+    precompute(tmp_path / "stub.npy", scorer.pool, stub, stub.name, show_progress=False)
+    with pytest.raises(DraftError, match="scored by no run"):
+        score_and_draft(scorer, tmp_path / "stub.npy", source, human="none", out=io.StringIO())
+
+
+def tiny_run(root, name, mode):
+    config = load_config(None, [
+        f"run.runs_dir='{root}'", f"run.name='{name}'", f"game.mode='{mode}'", "game.max_seconds=30.0",
+        "rollout.games=2", "ppo.batch_samples=4", "ppo.steps_per_version=1", "policy.lstm_size=16",
+        "run.torch_threads=1", "run.max_versions=1", "eval.every_versions=0", "eval.calibration_games=2",
+        "eval.games=2", "eval.max_seconds=30.0"])
+    runner = SerialRunner(config)
+    runner.run()
+    runner.close()
+    return runner.run_dir
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    return {"1v1": tiny_run(root, "duel", "1v1"), "5v5": tiny_run(root, "team", "5v5")}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["draft", "nowhere/run"], "not a run folder"),
+    (["draft", "{5v5}:12345"], "has no version 12345"),
+    (["draft", "{5v5}:ten"], "must be a number or 'latest'"),
+    (["draft", "{1v1}"], "drafting is for 5v5 teams"),
+    (["draft", "{5v5}"], "a draft needs at least 10"),
+    (["draft", "{5v5}", "--pool", "Nobody,Bulwark"], "not in patch"),
+    (["draft"], "give a run"),
+])
+def test_draft_run_user_mistakes_get_one_clear_error(runs, args, message):
+    args = [a.replace("{1v1}", str(runs["1v1"])).replace("{5v5}", str(runs["5v5"])) for a in args]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
