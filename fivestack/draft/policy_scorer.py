@@ -125,14 +125,15 @@ class PolicyScorer:
         patch = Patch(config.game.patch)
         names = [h.name for h in patch.heroes]
         if pool_names:
-            chosen = HeroPool.parse(pool_names)
-            if any(name.isdigit() for name in pool_names.split(",")) or pool_names.strip().isdigit():
-                raise DraftError("with a run, --pool takes hero names of the run's patch, not a number")
+            typed = [name.strip() for name in pool_names.split(",") if name.strip()]
+            if any(name.isdigit() for name in typed):
+                raise DraftError("with a run, --pool takes hero names of the run's patch, not numbers")
             lowered = [n.lower() for n in names]
-            unknown = [n for n in chosen.names if n.lower() not in lowered]
+            unknown = [n for n in typed if n.lower() not in lowered]
             if unknown:
                 raise DraftError(f"--pool names heroes that are not in patch {patch.version}: {unknown}; its "
                                  f"heroes: {', '.join(names)}")
+            chosen = HeroPool(tuple(typed))
             types = [lowered.index(n.lower()) for n in chosen.names]
             pool = HeroPool(tuple(names[t] for t in types))
         else:
