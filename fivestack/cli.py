@@ -522,7 +522,7 @@ def draft_command(
                                                   "the run's heroes by name (default: all of its patch's)."),
     stub_seed: int = typer.Option(0, "--stub-seed", help="Without RUN: the stub scorer's seed."),
     batch_size: int = typer.Option(65536, "--batch-size", help="Lineups per scorer call when precomputing."),
-    games: int = typer.Option(256, "--games", help="With RUN: games per batch of the policy scorer."),
+    games: int = typer.Option(64, "--games", help="With RUN: games per batch of the policy scorer."),
     seed: int = typer.Option(0, "--seed", help="With RUN: the seed every scored game is reset with."),
     threads: int = typer.Option(1, "--threads", help="With RUN: torch threads of the policy's forward passes."),
     first: str = typer.Option("radiant", "--first", help="The side with the first pick: radiant or dire."),

@@ -90,7 +90,7 @@ class PolicyScorer:
     types: np.ndarray  # (n,) patch hero type of each pool hero
     pool: HeroPool
     seed: int = 0
-    batch: int = 256
+    batch: int = 64
     mode: str = "auto"
     label: str = "policy"  # names the run and version in the scorer's name
     say: Callable[[str], None] | None = None

@@ -36,7 +36,7 @@ def default_table(run: Path, version: int, scorer: PolicyScorer) -> Path:
 
 
 def draft_run(spec: str, table: Path | None = None, pool: str | None = None, precompute_only: bool = False,
-              batch_size: int = 65536, scorer_batch: int = 256, seed: int = 0, mode: str = "auto",
+              batch_size: int = 65536, scorer_batch: int = 64, seed: int = 0, mode: str = "auto",
               first: str = "radiant", human: str = "radiant", stdin: TextIO | None = None,
               out: TextIO | None = None, show_progress: bool = True) -> Path:
     """What ``fivestack draft RUN[:VERSION]`` runs (see the module docstring); returns the table's path. Raises
