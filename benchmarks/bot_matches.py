@@ -9,7 +9,8 @@
 * ``reference_idle_vs_idle``: for context, the one (deterministic) game in which neither team acts: lane
   creeps alone decide it, so a game length near it says that creeps, not heroes, ended the game.
 
-Usage: ``python benchmarks/bot_matches.py [--games N] [--batch B] [--max-seconds S] [--only random|scripted]``
+Usage: ``python benchmarks/bot_matches.py [--games N] [--batch B] [--max-seconds S] [--only random|scripted]
+[--lineups fixed|random]`` (random: each game's ten heroes drawn from the patch's pool by its seed).
 Rates carry Wilson 95% confidence intervals.
 """
 
@@ -27,7 +28,7 @@ from fivestack.bots.random_team import RandomTeam
 from fivestack.bots.scripted import ScriptedTeam
 from fivestack.game.engine import GameBatch, GameConfig
 from fivestack.game.layout import (
-    DEATHS, FRAMES_PER_SECOND, G_TOWERS_LOST0, INVALID_ACTIONS, KILLS, LAST_HITS, LEVEL, N_HEROES,
+    DEATHS, FRAMES_PER_SECOND, G_TOWERS_LOST0, HERO_TYPE, INVALID_ACTIONS, KILLS, LAST_HITS, LEVEL, N_HEROES,
 )
 
 SEED_BASE_RANDOM = 10_000
@@ -44,10 +45,13 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def play_batch(seeds, radiant, dire, max_seconds: float = 3600.0, timing: dict | None = None) -> dict:
-    """Play ``len(seeds)`` games at once to the end; per-game results as arrays."""
+def play_batch(seeds, radiant, dire, max_seconds: float = 3600.0, timing: dict | None = None,
+               lineups: str = "fixed") -> dict:
+    """Play ``len(seeds)`` games at once to the end; per-game results as arrays (``hero_types``: each game's
+    ten heroes, patch hero indices, Radiant first). ``lineups``: ``GameConfig.lineups`` ("random": each game's
+    ten heroes drawn from the patch's pool by its seed)."""
     n = len(seeds)
-    game = GameBatch(n, GameConfig(max_seconds=max_seconds))
+    game = GameBatch(n, GameConfig(max_seconds=max_seconds, lineups=lineups))
     game.reset(np.asarray(seeds, dtype=np.uint64))
     actions = np.zeros((n, N_HEROES, 5), np.int64)
     actions[..., 2] = -1
@@ -73,6 +77,7 @@ def play_batch(seeds, radiant, dire, max_seconds: float = 3600.0, timing: dict |
     S = game.state
     hi = S.hi
     return {
+        "hero_types": hi[:, :, HERO_TYPE].copy(),
         "done": game.done.copy(),
         "winner": game.winner.copy(),
         "minutes": game.frame / (60.0 * FRAMES_PER_SECOND),
@@ -85,7 +90,7 @@ def play_batch(seeds, radiant, dire, max_seconds: float = 3600.0, timing: dict |
     }
 
 
-def scripted_vs_random(n_games: int, batch: int, max_seconds: float, timing: dict) -> dict:
+def scripted_vs_random(n_games: int, batch: int, max_seconds: float, timing: dict, lineups: str = "fixed") -> dict:
     wins = 0
     minutes = []
     scripted_invalid = 0
@@ -100,7 +105,7 @@ def scripted_vs_random(n_games: int, batch: int, max_seconds: float, timing: dic
             sub = seeds[idx]
             teams = [ScriptedTeam(side, seed=1), RandomTeam(1 - side, seed=int(sub[0]))]
             radiant, dire = (teams[0], teams[1]) if side == 0 else (teams[1], teams[0])
-            r = play_batch(sub, radiant, dire, max_seconds, timing)
+            r = play_batch(sub, radiant, dire, max_seconds, timing, lineups)
             won = (r["done"] == 1) & (r["winner"] == side)
             wins += int(won.sum())
             minutes += list(r["minutes"][r["done"] == 1])
@@ -119,7 +124,7 @@ def scripted_vs_random(n_games: int, batch: int, max_seconds: float, timing: dic
     }
 
 
-def scripted_vs_scripted(n_games: int, batch: int, max_seconds: float, timing: dict) -> dict:
+def scripted_vs_scripted(n_games: int, batch: int, max_seconds: float, timing: dict, lineups: str = "fixed") -> dict:
     ended = 0
     radiant_wins = 0
     minutes = []
@@ -129,7 +134,7 @@ def scripted_vs_scripted(n_games: int, batch: int, max_seconds: float, timing: d
     invalid = 0
     for start in range(0, n_games, batch):
         seeds = np.arange(start, min(start + batch, n_games)) + SEED_BASE_SCRIPTED
-        r = play_batch(seeds, ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=2), max_seconds, timing)
+        r = play_batch(seeds, ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=2), max_seconds, timing, lineups)
         fell = (r["done"] == 1) & (r["minutes"] < 60.0)
         ended += int(fell.sum())
         radiant_wins += int(((r["done"] == 1) & (r["winner"] == 0)).sum())
@@ -177,17 +182,19 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=100, help="games stepped together (default 100)")
     ap.add_argument("--max-seconds", type=float, default=3600.0, help="game time limit (default 3600)")
     ap.add_argument("--only", choices=("random", "scripted"), default=None, help="play one match-up only")
+    ap.add_argument("--lineups", choices=("fixed", "random"), default="fixed",
+                    help="fixed: the default lineups; random: each game's ten heroes drawn from the pool by its seed")
     args = ap.parse_args(argv)
     if args.games < 1 or args.batch < 1:
         print("--games and --batch must be at least 1", file=sys.stderr)
         return 2
-    result: dict = {"max_seconds": args.max_seconds}
+    result: dict = {"max_seconds": args.max_seconds, "lineups": args.lineups}
     t0 = time.perf_counter()
     timing: dict = {}
     if args.only in (None, "random"):
-        result["scripted_vs_random"] = scripted_vs_random(args.games, args.batch, args.max_seconds, {})
+        result["scripted_vs_random"] = scripted_vs_random(args.games, args.batch, args.max_seconds, {}, args.lineups)
     if args.only in (None, "scripted"):
-        result["scripted_vs_scripted"] = scripted_vs_scripted(args.games, args.batch, args.max_seconds, timing)
+        result["scripted_vs_scripted"] = scripted_vs_scripted(args.games, args.batch, args.max_seconds, timing, args.lineups)
         steps = timing["game_steps"]
         result["bot_speed"] = {
             "game_steps": steps,

@@ -12,7 +12,9 @@ many agent-steps), else ``--minutes`` of training wall-clock. Curve points come 
 against each team (evaluation time is not counted in the training budget); at the end of the budget it plays
 ``--games`` games (default 200) against each. Evaluation games last at most ``--eval-max-minutes`` game
 minutes (default the config's ``eval.max_seconds``); a game not decided by then is a draw. The policy samples
-its actions, or plays its most likely ones with ``--greedy``.
+its actions, or plays its most likely ones with ``--greedy``. Evaluation games have the training config's lineups
+(``game.lineups``) unless ``--eval-lineups`` says; with random lineups each hero's win rate stands beside the overall
+one (``per_hero_vs_BOT``: games, wins, win rate and interval per hero the policy played).
 
 A win rate counts wins only (a draw counts 0), with its 95% Wilson interval; the draw rate, the mean game
 length in game minutes and the evaluation's wall seconds stand beside it, and ``team_stats_vs_BOT`` says how the
@@ -75,6 +77,9 @@ def build_parser(explicit_only: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("--opponents", default=default("random,scripted"))
     parser.add_argument("--eval-max-minutes", type=float, default=default(None),
                         help="game-time limit of evaluation games (default: the config's eval.max_seconds)")
+    parser.add_argument("--eval-lineups", choices=["fixed", "random"], default=default(None),
+                        help="lineups of evaluation games (default: the training config's game.lineups); with "
+                             "random, each hero's win rate is reported too (per_hero_vs_BOT)")
     parser.add_argument("--greedy", action="store_true", default=default(False),
                         help="evaluate the policy's most likely actions (default: sampled)")
     parser.add_argument("--asp", type=float, default=default(0.0),
@@ -155,6 +160,7 @@ def main(argv: list[str] | None = None) -> None:
     budget = args.agent_steps if by_steps else args.minutes * 60.0
     every = (args.curve_agent_steps or max(args.agent_steps // 10, 1)) if by_steps else args.curve_minutes * 60.0
     eval_max_seconds = args.eval_max_minutes * 60.0 if args.eval_max_minutes is not None else config.eval.max_seconds
+    eval_lineups = getattr(args, "eval_lineups", None) or config.game.lineups  # absent from older saved runs
     eval_policy = "greedy" if args.greedy else "sampled"
     opponents = [o for o in args.opponents.split(",") if o]
     save_state(runner.run_dir, args, curve)
@@ -204,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
                 bar.update(task, description=f"evaluating vs {opponent} ({games} games)")
                 result = evaluate(runner.policy, opponent, games, config.game.mode, eval_max_seconds,
                                   seed=10_000 + args.seed, greedy=args.greedy,
-                                  decision_steps=config.rollout.decision_steps)
+                                  decision_steps=config.rollout.decision_steps, lineups=eval_lineups)
                 point[f"win_rate_vs_{opponent}"] = round(result.win_rate, 4)
                 point[f"ci95_vs_{opponent}"] = [round(result.ci95[0], 4), round(result.ci95[1], 4)]
                 point[f"draw_rate_vs_{opponent}"] = round(result.draw_rate, 4)
@@ -212,6 +218,8 @@ def main(argv: list[str] | None = None) -> None:
                 point[f"minutes_per_game_vs_{opponent}"] = round(result.mean_minutes, 2)
                 point[f"eval_seconds_vs_{opponent}"] = round(result.seconds, 1)
                 point[f"team_stats_vs_{opponent}"] = result.team_stats
+                if eval_lineups == "random":
+                    point[f"per_hero_vs_{opponent}"] = result.per_hero
                 eval_seconds += result.seconds
             point["eval_seconds"] = round(eval_seconds, 1)
             curve.append(point)
@@ -226,9 +234,11 @@ def main(argv: list[str] | None = None) -> None:
            "budget": {"agent_steps": args.agent_steps} if by_steps else {"minutes": args.minutes},
            "agent_steps": runner.agent_steps, "train_seconds": round(runner.elapsed_before, 1),
            "version": runner.optimizer.version, "run": str(runner.run_dir), "eval_policy": eval_policy,
-           "eval_max_minutes": round(eval_max_seconds / 60.0, 2), "cpu_cores": os.cpu_count()}
+           "eval_max_minutes": round(eval_max_seconds / 60.0, 2), "eval_lineups": eval_lineups,
+           "cpu_cores": os.cpu_count()}
     for opponent in opponents:
-        for key in ("win_rate", "ci95", "draw_rate", "games", "minutes_per_game", "eval_seconds", "team_stats"):
+        for key in ("win_rate", "ci95", "draw_rate", "games", "minutes_per_game", "eval_seconds", "team_stats",
+                    "per_hero"):
             out[f"{key}_vs_{opponent}"] = last.get(f"{key}_vs_{opponent}")
     out["eval_seconds"] = last["eval_seconds"]
     if config.asp.share > 0:

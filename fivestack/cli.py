@@ -10,7 +10,8 @@
     fivestack eval runs/NAME [--version V] [--games N] [--against random,scripted,400,...]
     fivestack surgery runs/NAME --to CONFIG.toml [--patch VERSION] [--out runs/NEW]
     fivestack draft RUN[:VERSION] [--table FILE.npy] [--pool NAME,...] [--precompute] [--first ...] [--human ...]
-    fivestack draft --table FILE.npy [--first radiant|dire] [--human radiant|dire|none]
+                    [--view]
+    fivestack draft --table FILE.npy [--first radiant|dire] [--human radiant|dire|none] [--view [--port 0]]
     fivestack draft --precompute --table FILE.npy --pool 17|NAME,NAME,... [--stub-seed 0] [--batch-size 65536]
 
 Errors a user can cause (an unknown agent or mode, a bad number, a replay path that cannot be written)
@@ -528,29 +529,46 @@ def draft_command(
     first: str = typer.Option("radiant", "--first", help="The side with the first pick: radiant or dire."),
     human: str = typer.Option("radiant", "--human", help="The side you draft (radiant or dire); none: the search "
                                                          "drafts both."),
+    view: bool = typer.Option(False, "--view", help="Draft in the browser instead of the terminal (the draft screen; "
+                                                    "--first and --human are its first draft's settings)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="With --view: the address to bind."),
+    port: int = typer.Option(0, "--port", help="With --view: the port; 0 picks a free one."),
+    browser: bool = typer.Option(True, "--browser/--no-browser", help="With --view: open the page in the default "
+                                                                      "browser."),
 ) -> None:
     """Draft by minimax over a table of lineup win probabilities (pick order 1-2-2-2-2-1): type picks by name or
-    number, and see Radiant's predicted win probability after each pick."""
+    number (or click them with --view), and see Radiant's predicted win probability after each pick."""
     from fivestack.draft.lineups import DraftError
 
     try:
-        if run is None:
-            from fivestack.draft.play import draft_command as run_table
+        if run is not None:
+            import torch
 
-            if table is None:
-                raise DraftError("give a run (fivestack draft RUN[:VERSION]) or a table (--table FILE.npy)")
-            run_table(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size,
-                      first=first, human=human)
+            from fivestack.draft.run_draft import draft_run
+
+            if threads < 1:
+                raise DraftError(f"--threads must be at least 1, got {threads}")
+            torch.set_num_threads(threads)
+            table = draft_run(run, table=table, pool=pool, precompute_only=precompute or view, batch_size=batch_size,
+                              scorer_batch=games, seed=seed, first=first, human=human)
+            if precompute or not view:
+                return
+        elif table is None:
+            raise DraftError("give a run (fivestack draft RUN[:VERSION]) or a table (--table FILE.npy)")
+        if view and not precompute:
+            if not 0 <= port <= 65535:
+                _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
+            from fivestack.viewer.draft_server import serve_draft
+
+            code = serve_draft(table, first=first, human=human, host=host, port=port, open_browser=browser,
+                               say=lambda m: print(m, flush=True), complain=lambda m: typer.echo(m, err=True))
+            if code:
+                raise typer.Exit(code)
             return
-        import torch
+        from fivestack.draft.play import draft_command as run_table
 
-        from fivestack.draft.run_draft import draft_run
-
-        if threads < 1:
-            raise DraftError(f"--threads must be at least 1, got {threads}")
-        torch.set_num_threads(threads)
-        draft_run(run, table=table, pool=pool, precompute_only=precompute, batch_size=batch_size,
-                  scorer_batch=games, seed=seed, first=first, human=human)
+        run_table(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size, first=first,
+                  human=human)
     except DraftError as exc:
         _fail(str(exc))
 

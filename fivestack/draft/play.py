@@ -1,6 +1,7 @@
 """The interactive draft in a terminal: a person types picks against the search, or the search drafts both sides.
 
-``run_draft(drafter, pool, human, stdin, stdout)`` plays the 10 picks of 1-2-2-2-2-1. At a person's pick it
+``run_draft(drafter, pool, human, stdin, stdout)`` plays the 10 picks of 1-2-2-2-2-1 on a ``DraftSession``
+(``session.py``: the state and the rules, shared with the browser's draft screen). At a person's pick it
 asks for a hero by name or by its number in the pool (case-insensitive); an unknown name, a number outside the
 pool or a hero already picked gets one line saying so and the question again; the end of the input abandons
 the draft with a ``DraftError``. The search makes the other side's picks (both sides' with ``human=None``).
@@ -19,8 +20,9 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from fivestack.draft.lineups import DIRE, RADIANT, SIDE_NAMES, DraftError, HeroPool, pick_sides
+from fivestack.draft.lineups import DIRE, RADIANT, SIDE_NAMES, DraftError, HeroPool
 from fivestack.draft.search import Drafter
+from fivestack.draft.session import DraftSession, Pick, PickError
 
 HUMAN_SIDES = {"radiant": RADIANT, "dire": DIRE, "none": None}
 
@@ -30,8 +32,9 @@ def _say(out: TextIO, line: str = "") -> None:
     out.flush()
 
 
-def _read_pick(pool: HeroPool, side: int, k: int, taken: dict[int, int], stdin: TextIO, out: TextIO) -> int:
-    """A person's pick: asks until the line names an available hero."""
+def _read_pick(session: DraftSession, stdin: TextIO, out: TextIO) -> Pick:
+    """A person's pick: asks until the line names an available hero (the session's rules say which)."""
+    pool, k, side = session.pool, len(session.picks), session.next_side
     while True:
         out.write(f"{SIDE_NAMES[side]}, pick {k + 1} of 10 (a hero's name or number): ")
         out.flush()
@@ -42,18 +45,12 @@ def _read_pick(pool: HeroPool, side: int, k: int, taken: dict[int, int], stdin: 
         if not stdin.isatty():  # echo piped input, so that a transcript reads like the terminal
             out.write(typed + "\n")
         if not typed:
-            free = [f"{h + 1} {name}" for h, name in enumerate(pool.names) if h not in taken]
-            _say(out, "available: " + ", ".join(free))
+            _say(out, "available: " + ", ".join(f"{h + 1} {pool.names[h]}" for h in session.available()))
             continue
         try:
-            hero = pool.index(typed)
-        except DraftError as exc:
+            return session.pick(typed)
+        except PickError as exc:
             _say(out, str(exc))
-            continue
-        if hero in taken:
-            _say(out, f"{pool.names[hero]} is already picked by {SIDE_NAMES[taken[hero]]}: choose another hero")
-            continue
-        return hero
 
 
 def run_draft(drafter: Drafter, pool: HeroPool, human: int | None, stdin: TextIO | None = None,
@@ -61,31 +58,21 @@ def run_draft(drafter: Drafter, pool: HeroPool, human: int | None, stdin: TextIO
     """Plays a whole draft (on sys.stdin / sys.stdout unless given); returns the Radiant and Dire hero ids in
     pick order."""
     stdin, out = stdin or sys.stdin, out or sys.stdout
-    if drafter.n != pool.n:
-        raise DraftError(f"the search was built for {drafter.n} heroes but the pool has {pool.n}")
-    sides = pick_sides(drafter.radiant_first)
-    first = SIDE_NAMES[sides[0]]
+    session = DraftSession(drafter, pool, human)
+    first = SIDE_NAMES[session.sides[0]]
     _say(out, "heroes: " + ", ".join(f"{h + 1} {name}" for h, name in enumerate(pool.names)))
     who = "you play " + SIDE_NAMES[human] if human is not None else "the search drafts both sides"
     _say(out, f"pick order 1-2-2-2-2-1, {first} first; {who}")
-    _say(out, f"before any pick: Radiant win probability {drafter.value():.1%} with best play by both sides")
-    radiant, dire, taken = [], [], {}
-    for k, side in enumerate(sides):
-        if side == human:
-            best = drafter.best_pick(radiant, dire)
-            hero = _read_pick(pool, side, k, taken, stdin, out)
-        else:
-            best = None
-            hero = drafter.best_pick(radiant, dire).hero
-        (radiant if side == RADIANT else dire).append(hero)
-        taken[hero] = side
-        value = drafter.value(radiant, dire)
-        line = (f"pick {k + 1:>2}: {SIDE_NAMES[side]:<7} takes {pool.names[hero]:<14} Radiant win probability "
-                f"{value:.1%}")
-        if best is not None:
-            line += (f" (the search's pick: {pool.names[best.hero]}, {best.value:.1%})" if best.hero != hero
-                     else " (the search's pick too)")
+    _say(out, f"before any pick: Radiant win probability {session.start_value:.1%} with best play by both sides")
+    while not session.complete:
+        pick = _read_pick(session, stdin, out) if session.human_to_pick else session.search_pick()
+        line = (f"pick {pick.number:>2}: {SIDE_NAMES[pick.side]:<7} takes {pool.names[pick.hero]:<14} Radiant win "
+                f"probability {pick.value:.1%}")
+        if pick.search_hero is not None:
+            line += (f" (the search's pick: {pool.names[pick.search_hero]}, {pick.search_value:.1%})"
+                     if pick.search_hero != pick.hero else " (the search's pick too)")
         _say(out, line)
+    radiant, dire = session.radiant, session.dire
     _say(out, f"Radiant: {', '.join(pool.names_of(radiant))}")
     _say(out, f"Dire:    {', '.join(pool.names_of(dire))}")
     _say(out, f"Radiant win probability of this lineup: {drafter.value(radiant, dire):.1%}")

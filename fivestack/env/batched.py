@@ -48,16 +48,18 @@ class BatchedEnv:
         self._started = False
 
     # ------------------------------------------------------------------ API
-    def reset(self, seed: int | np.ndarray = 0, features=None) -> dict[str, np.ndarray]:
-        """Start every game; an int seed gives game i the seed ``seed + i`` (``features``: see ``reset_games``)."""
+    def reset(self, seed: int | np.ndarray = 0, features=None, hero_types=None) -> dict[str, np.ndarray]:
+        """Start every game; an int seed gives game i the seed ``seed + i`` (``features``, ``hero_types``: see
+        ``reset_games``)."""
         seeds = self._seeds(seed, self.n_games)
-        self.reset_games(self._all, seeds, features)
+        self.reset_games(self._all, seeds, features, hero_types)
         self._started = True
         return self.obs
 
-    def reset_games(self, which, seeds, features=None) -> None:
+    def reset_games(self, which, seeds, features=None, hero_types=None) -> None:
         """Restart only the games in ``which`` (the others keep playing); their observations are rewritten.
-        ``features``: each restarted game's feature mask (``game.patch.FEATURES`` bits; None: the patch's)."""
+        ``features``: each restarted game's feature mask (``game.patch.FEATURES`` bits; None: the patch's);
+        ``hero_types``: each restarted game's lineup (``GameBatch.reset``; None: the config's lineup rule)."""
         which = np.asarray(which, dtype=np.int64).reshape(-1)
         if which.size == 0:
             return
@@ -66,7 +68,7 @@ class BatchedEnv:
         seeds = self._seeds(seeds, which.size)
         if features is not None:
             self._check_features(features)
-        self.game.reset(seeds, which, features)
+        self.game.reset(seeds, which, features, hero_types)
         self.obs["previous_action"][which] = 0.0
         observation.encode(self.game.state, self.game.data, self._obs_buffers, which)
         self._started = True

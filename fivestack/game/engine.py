@@ -14,8 +14,9 @@ from fivestack.game.layout import (
     ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, FRAMES_PER_SECOND, FRAMES_PER_STEP,
     G_DONE, G_FRAME, G_WINNER, HP_HISTORY_LEN, MAX_PROJECTILES, MAX_UNITS, MODE_1V1_MID, MODE_5V5, N_ACTION_FIELDS,
     N_DELAY, N_EVENTS, N_GI, N_HEROES, N_HF, N_HI, N_IT, N_ITEM_SLOTS, N_OFFSET, N_PJ, N_PRIMARY, N_UF, N_UI,
-    STASH,
+    RANDOM_BUILDS, RANDOM_START, STASH,
 )
+from fivestack.game.lineups import LINEUP_RULES, check_lineups, check_pool, fixed_lineup, random_lineups
 from fivestack.game.patch import PATCH_VERSION, PATCHES, Patch, check_columns
 from fivestack.game.state import Data, Scratch, State
 
@@ -29,13 +30,22 @@ class GameConfig:
     mode: str = "5v5"  # "5v5" or "1v1" (mid lane, first to two kills or the first tower)
     max_seconds: float = 3600.0  # time limit: the game is *truncated* (not terminated) when it is reached
     training: bool = False  # randomise scripted item and skill builds around the fixed ones
-    radiant: tuple[str, ...] = ()  # hero names; empty = the patch's heroes in order
+    # domain randomisation (training games; the paper's): each hero's lane and starting health, mana and gold,
+    # and the big neutral's health, drawn per game within the patch Rules' random_* ranges; implies `training`
+    randomise: bool = False
+    lineups: str = "fixed"  # "fixed": radiant/dire in every game; "random": drawn from the pool at each reset
+    radiant: tuple[str, ...] = ()  # hero names; empty = the patch's first five heroes
     dire: tuple[str, ...] = ()
     patch: str = PATCH_VERSION  # a version of game.patch.PATCHES: the features every game plays with
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"game mode {self.mode!r} is unknown; use one of {sorted(MODES)}")
+        if self.lineups not in LINEUP_RULES:
+            raise ValueError(f"lineups {self.lineups!r} is unknown; use one of {list(LINEUP_RULES)}")
+        if self.lineups == "random" and (self.radiant or self.dire):
+            raise ValueError('lineups = "random" draws every hero; radiant/dire name a fixed lineup: drop them or '
+                             'use lineups = "fixed"')
         if not self.max_seconds > 0:
             raise ValueError(f"max_seconds must be positive, got {self.max_seconds}")
         if self.patch not in PATCHES:
@@ -105,32 +115,35 @@ class GameBatch:
         self.scratch = Scratch(vision_sources=np.zeros((2, MAX_UNITS, 3), np.float32))
         self.mode = MODES[self.config.mode]
         self.max_frames = int(self.config.max_seconds * FRAMES_PER_SECOND)
-        self.hero_types = np.zeros((n_games, N_HEROES), np.int64)
-        names = [h.name.lower() for h in self.patch.heroes]
-        for team, lineup in enumerate((self.config.radiant, self.config.dire)):
-            lineup = tuple(lineup) or tuple(h.name for h in self.patch.heroes[:5])
-            if self.mode == MODE_1V1_MID:
-                lineup = (lineup[0],) * 5
-            if len(lineup) != 5:
-                raise ValueError(f"a team needs 5 heroes, got {len(lineup)}: {lineup}")
-            for k, name in enumerate(lineup):
-                if name.lower() not in names:
-                    raise ValueError(f"hero {name!r} is not in patch {self.patch.version}; heroes: "
-                                     f"{[h.name for h in self.patch.heroes]}")
-                self.hero_types[:, team * 5 + k] = names.index(name.lower())
+        self.lineup = fixed_lineup(self.patch, self.mode, self.config.radiant, self.config.dire)  # lineups "fixed"
+        if self.config.lineups == "random":
+            check_pool(self.patch, self.mode)
+        self.randomisation = (RANDOM_BUILDS if self.config.training or self.config.randomise else 0) | \
+            (RANDOM_START if self.config.randomise else 0)  # the bits of gi[G_TRAINING]
+        self.hero_types = np.tile(self.lineup, (n_games, 1))  # (games, 10): each game's heroes since its reset
         self._noop = np.zeros((n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
         self._noop[..., ACT_TARGET] = -1
 
     # ------------------------------------------------------------------ control
-    def reset(self, seeds, which=None, features=None) -> None:
+    def reset(self, seeds, which=None, features=None, hero_types=None) -> None:
         """Start fresh games: ``seeds[i]`` for game ``which[i]`` (all games when ``which`` is None), each with
-        the feature mask ``features[i]`` (bits of ``patch.FEATURES``; None: the patch's own features)."""
+        the feature mask ``features[i]`` (bits of ``patch.FEATURES``; None: the patch's own features) and the
+        lineup ``hero_types[i]`` (10 indices of ``patch.heroes``, Radiant slots 0-4, Dire 5-9; in 5v5 a hero at
+        most once per game, in 1v1 only slots 0 and 5 are read; None: the batch's ``config.lineups`` rule, the
+        fixed lineup or one drawn from each game's seed)."""
         which = np.arange(self.n_games) if which is None else np.asarray(which, dtype=np.int64).reshape(-1)
         seeds = np.broadcast_to(np.asarray(seeds, dtype=np.uint64), which.shape).astype(np.uint64)
+        if hero_types is None:
+            if self.config.lineups == "random":
+                self.hero_types[which] = random_lineups(self.patch, self.mode, seeds)
+            else:
+                self.hero_types[which] = self.lineup
+        else:
+            self.hero_types[which] = check_lineups(hero_types, len(which), self.patch, self.mode)
         features = self.patch.features if features is None else features
         self.data.features[which] = np.broadcast_to(np.asarray(features, dtype=np.int64), which.shape)
         kernels.reset_games(self.state, self.data, self.scratch, which.astype(np.int64), seeds, self.mode,
-                            int(self.config.training), self.max_frames, self.hero_types)
+                            self.randomisation, self.max_frames, self.hero_types)
 
     def step(self, actions: np.ndarray | None = None) -> None:
         """One timestep (4 frames) of every running game; ``actions`` as from ``sanitize_actions``."""

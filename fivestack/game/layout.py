@@ -26,6 +26,7 @@ DIRE = 1
 NEUTRAL_TEAM = 2
 N_HEROES = 10  # hero slots per game; heroes 0-4 Radiant, 5-9 Dire
 HEROES_PER_TEAM = 5
+N_LANES = 3  # 0 top, 1 mid, 2 bottom
 
 # ---------------------------------------------------------------- unit kinds
 K_HERO = 0
@@ -206,7 +207,9 @@ G_RUNE0 = 11  # rune kind at rune spot 0 / 1: 0 none, 1 bounty, 2 double damage,
 G_RUNE1 = 12
 G_COURIER_TARGET0 = 13  # hero the courier is delivering to, -1 none; Dire at +1
 G_COURIER_RESPAWN0 = 15  # frame at which a dead courier respawns; Dire at +1
-G_TRAINING = 17  # 1: scripted builds are randomised around the fixed build
+G_TRAINING = 17  # bits of the game's randomisation (0: none, the standard game):
+RANDOM_BUILDS = 1  # scripted item and skill builds randomised around each hero's (GameConfig.training)
+RANDOM_START = 2  # lanes, starting health/mana/gold and the big neutral's health drawn (GameConfig.randomise)
 G_KILLS0 = 18  # hero kills per team (Radiant, Dire)
 G_TOWERS_LOST0 = 20  # per team
 G_BARRACKS_LOST0 = 22

@@ -356,6 +356,12 @@ class Rules:
     creep_vs_building: float = 0.25  # lane creeps' attacks on buildings (Dota's structure armor type)
     siege_vs_building: float = 1.0
     rich_creeps_bounty: float = 1.25  # feature "rich_creeps" (patch 0.2): lane creeps' last-hit gold x this
+    # Domain randomisation (``GameConfig.randomise``, training games only), each drawn uniformly per game:
+    random_health_min: float = 0.5  # a hero starts with a fraction in [this, 1] of its max health
+    random_mana_min: float = 0.5  # ... and of its max mana
+    random_gold_min: float = 0.5  # ... and start_gold x a factor in [min, max]: 300-900 gold
+    random_gold_max: float = 1.5
+    random_big_neutral_health_min: float = 0.25  # the big neutral (re)spawns with a fraction in [this, 1]
 
     def vector(self) -> np.ndarray:
         return np.array(table_row(self), dtype=np.float64)
@@ -483,6 +489,11 @@ R_COURIER_RESPAWN = RULE_COLUMNS.index("courier_respawn")
 R_CREEP_VS_BUILDING = RULE_COLUMNS.index("creep_vs_building")
 R_SIEGE_VS_BUILDING = RULE_COLUMNS.index("siege_vs_building")
 R_RICH_CREEPS_BOUNTY = RULE_COLUMNS.index("rich_creeps_bounty")
+R_RANDOM_HEALTH_MIN = RULE_COLUMNS.index("random_health_min")
+R_RANDOM_MANA_MIN = RULE_COLUMNS.index("random_mana_min")
+R_RANDOM_GOLD_MIN = RULE_COLUMNS.index("random_gold_min")
+R_RANDOM_GOLD_MAX = RULE_COLUMNS.index("random_gold_max")
+R_RANDOM_BIG_HEALTH_MIN = RULE_COLUMNS.index("random_big_neutral_health_min")
 
 
 # ---------------------------------------------------------------- patch versions

@@ -16,7 +16,9 @@ import numpy as np
 
 from fivestack.bots.agents import AGENTS as TRAINING_BOTS
 from fivestack.env.events import EVENT_NAMES, PAPER_WEIGHTS
-from fivestack.game.patch import FEATURES, PATCH_VERSION, PATCHES
+from fivestack.game.engine import MODES
+from fivestack.game.lineups import LINEUP_RULES, check_pool
+from fivestack.game.patch import FEATURES, PATCH_VERSION, PATCHES, Patch
 from fivestack.model.policy import PolicyConfig
 
 
@@ -51,6 +53,9 @@ class GameSettings:
     max_seconds: float = setting(1200.0, "training games end (truncated) after this many game seconds; ours: the "
                                          "paper plays to the end")
     training: bool = setting(True, "randomise the scripted item and skill builds around each hero's")
+    randomise: bool = setting(False, "domain randomisation: lanes, start health/mana/gold, big neutral health (Rules "
+                                     "random_*)")
+    lineups: str = setting("fixed", "fixed: the patch's first five, both sides; random: drawn per game from the pool")
     patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1, 0.2, 0.3)")
 
 
@@ -396,6 +401,14 @@ def validate(config: TrainConfig) -> None:
         raise ConfigError(f"game.mode must be '5v5' or '1v1', got {config.game.mode!r}")
     if config.game.patch not in PATCHES:
         raise ConfigError(f"game.patch must be one of {sorted(PATCHES)}, got {config.game.patch!r}")
+    if config.game.lineups not in LINEUP_RULES:
+        raise ConfigError(f"game.lineups must be one of {', '.join(repr(r) for r in LINEUP_RULES)}, got "
+                          f"{config.game.lineups!r}")
+    if config.game.lineups == "random":
+        try:
+            check_pool(Patch(config.game.patch), MODES[config.game.mode])
+        except ValueError as e:
+            raise ConfigError(f"game.lineups: {e}") from None
     feature = config.anneal.feature
     if feature and feature not in FEATURES:
         raise ConfigError(f"anneal.feature must be '' (none) or one of {sorted(FEATURES)}, got {feature!r}")

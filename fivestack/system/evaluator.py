@@ -20,7 +20,7 @@ import math
 import multiprocessing as mp
 import queue
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -30,6 +30,7 @@ import torch
 from fivestack.bots.agents import TeamAgent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
+from fivestack.game.layout import ACTIVE
 from fivestack.game.patch import PATCH_VERSION, observation_mask
 from fivestack.model.policy import Policy
 from fivestack.system.agents import (  # noqa: F401 (load_run_policy, PolicyTeamAgent: also read from here)
@@ -65,6 +66,20 @@ class GameResults:
     minutes: np.ndarray  # float (games,)
     a_stats: dict[str, np.ndarray]  # name -> float (games,)
     b_stats: dict[str, np.ndarray]
+    a_heroes: list[list[str]] = field(default_factory=list)  # per game, the names of the heroes A played
+
+    def per_hero(self) -> dict[str, dict]:
+        """A's wins by the hero it played: for each hero A played, its games, wins, win rate (wins / games) and
+        the rate's 95% Wilson interval, heroes in order of first appearance. A game counts for each hero of A's
+        team."""
+        out = {}
+        for name in dict.fromkeys(name for heroes in self.a_heroes for name in heroes):
+            played = [g for g, heroes in enumerate(self.a_heroes) if name in heroes]
+            wins = int(self.wins[played].sum())
+            low, high = wilson_interval(wins, len(played))
+            out[name] = {"games": len(played), "wins": wins, "win_rate": round(wins / len(played), 4),
+                         "ci95": [round(low, 4), round(high, 4)]}
+        return out
 
     @property
     def wins(self) -> np.ndarray:
@@ -81,7 +96,7 @@ class GameResults:
 
 
 def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
-               seed: int = 0, patch: str = PATCH_VERSION) -> GameResults:
+               seed: int = 0, patch: str = PATCH_VERSION, lineups: str = "fixed") -> GameResults:
     """Play ``games`` full games of A against B in one batched env: games ``0 .. n_a - 1`` (``n_a`` = half,
     rounded up) with A as Radiant, the rest with A as Dire, all at once until every game has ended (by a win
     or the time limit ``max_seconds``); finished games are not restarted.
@@ -91,11 +106,13 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
     whole env and its actions for other games are dropped. Deterministic for a given seed.
 
     ``patch``: the patch version of the policies' game; the games show its observation features (their columns)
-    but play the default game's rules (``game.patch.observation_mask``)."""
+    but play the default game's rules (``game.patch.observation_mask``). ``lineups``: "fixed" (the standard
+    game, what ratings compare) or "random" (each game's heroes drawn from the pool by its seed,
+    ``GameConfig.lineups``). Evaluation games never randomise their starting conditions."""
     n_a = games - games // 2
     a_side = (np.arange(games) >= n_a).astype(np.int64)
     base = seed * 10_000
-    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, patch=patch))
+    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, patch=patch, lineups=lineups))
     env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64),
               None if patch == PATCH_VERSION else observation_mask(patch))
     seats = []  # only the agents that play somewhere, built in this order: A Radiant, B Radiant, A Dire, B Dire
@@ -103,8 +120,12 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
         for factory, plays in ((agent_a, np.flatnonzero(a_side == side)), (agent_b, np.flatnonzero(a_side != side))):
             if plays.size:
                 seats.append(Seat(factory(side), side, plays))
+    heroes = env.game.patch.heroes
+    a_heroes = [[heroes[env.game.hero_types[g, h]].name for h in range(5 * side, 5 * side + 5)
+                 if env.game.state.hi[g, h, ACTIVE]] for g, side in enumerate(a_side)]
     played = play_to_end(env, seats)
-    return GameResults(a_side, played.winner, played.minutes, played.stats_of(a_side), played.stats_of(1 - a_side))
+    return GameResults(a_side, played.winner, played.minutes, played.stats_of(a_side), played.stats_of(1 - a_side),
+                       a_heroes)
 
 
 def play_scores(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
@@ -134,24 +155,27 @@ class EvalResult:
     games_as_radiant: int = 0
     wins_as_radiant: int = 0
     team_stats: dict[str, list[float]] | None = None
+    lineups: str = "fixed"
+    per_hero: dict[str, dict] | None = None  # hero name -> games, wins, win_rate, ci95 (GameResults.per_hero)
 
     def to_dict(self) -> dict:
         return {"opponent": self.opponent, "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
                 "ci95": list(self.ci95), "draws": self.draws, "draw_rate": self.draw_rate,
                 "mean_minutes": self.mean_minutes, "seconds": self.seconds,
                 "eval_policy": "greedy" if self.greedy else "sampled", "games_as_radiant": self.games_as_radiant,
-                "wins_as_radiant": self.wins_as_radiant, "team_stats": self.team_stats}
+                "wins_as_radiant": self.wins_as_radiant, "team_stats": self.team_stats, "lineups": self.lineups,
+                "per_hero": self.per_hero}
 
 
 def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0,
-             greedy: bool = False, decision_steps: int = 1) -> EvalResult:
+             greedy: bool = False, decision_steps: int = 1, lineups: str = "fixed") -> EvalResult:
     """Play ``games`` full games (half as each side, all in one batched env) of ``policy`` against a bot and
     count the policy's wins; ``greedy`` plays its most likely actions rather than sampling them; the policy
-    decides every ``decision_steps`` timesteps, as it was trained."""
+    decides every ``decision_steps`` timesteps, as it was trained; ``lineups`` as in ``play_games``."""
     start = time.monotonic()
     result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy, decision_steps),
                         lambda side: build_agent(opponent, side, seed + 1 + 2 * side, mode), games, mode, max_seconds,
-                        seed)
+                        seed, lineups=lineups)
     seconds = time.monotonic() - start
     wins, draws = int(result.wins.sum()), int(result.draws.sum())
     low, high = wilson_interval(wins, games)
@@ -160,7 +184,7 @@ def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: 
              for name in TEAM_STATS}
     return EvalResult(opponent, games, wins, wins / games, (low, high), draws, draws / games,
                       float(result.minutes.mean()), seconds, greedy, int(radiant.sum()),
-                      int(result.wins[radiant].sum()), stats)
+                      int(result.wins[radiant].sum()), stats, lineups, result.per_hero())
 
 
 def version_name(version: int) -> str:

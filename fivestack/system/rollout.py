@@ -99,7 +99,7 @@ class RolloutWorker:
         self.opponents = opponents
         self.rng = np.random.default_rng([int(seed), 0x0770])
         game = GameConfig(mode=config.game.mode, max_seconds=config.game.max_seconds, training=config.game.training,
-                          patch=config.game.patch)
+                          randomise=config.game.randomise, lineups=config.game.lineups, patch=config.game.patch)
         self.env = BatchedEnv(config.rollout.games, game)
         self.feature = feature_mask([config.anneal.feature]) if config.anneal.feature else 0  # annealed in
         self.feature_share = feature_share  # share of new games with it (the runner sets it per segment)

@@ -7,6 +7,10 @@ position is around ``ARENA``, a spot on the river far from every building, camp,
 only the units a test places can see, reach or hit each other.
 
 The engine speaks in unit indices (heroes 0-4 Radiant, 5-9 Dire), and so do these helpers.
+
+Casting: ``cast`` has a hero cast one of its abilities at a set level and checks the mana and cooldown the
+patch's table gives; ``target`` / ``lost`` make a unit measurable and read what it lost; ``armor_factor`` and
+``magical`` are the README's damage rules, computed by hand.
 """
 
 from __future__ import annotations
@@ -14,13 +18,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from fivestack.game import kernels
 from fivestack.game.engine import GameBatch, GameConfig
 from fivestack.game.layout import (
-    A_MOVE, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, ACTIVE, ALIVE, ATTACK_READY, CELL,
-    FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP, HP_REGEN, INVALID_ACTIONS, K_CREEP_MELEE,
-    K_CREEP_RANGED, K_CREEP_SIEGE, MANA_REGEN, N_ACTION_FIELDS, N_HEROES, SLOT_CREEPS, STUN, X, Y,
+    A_ABILITY0, A_MOVE, ABILITY_CD, ABILITY_LEVEL, ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET,
+    ACTIVE, ALIVE, ARMOR, ATTACK_READY, CELL, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP,
+    HP_REGEN, INVALID_ACTIONS, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, MANA, MANA_REGEN, N_ACTION_FIELDS,
+    N_HEROES, SLOT_CREEPS, STUN, X, Y,
 )
 from fivestack.game.patch import HEROES, Ability, CK
 
@@ -30,13 +36,20 @@ START_FRAME = 931  # 31 s in, by day; waves spawn when frame % 900 == 30, so non
 NEVER = 10**8  # frames: "not for the rest of the test" (an attack that never comes ready, a stun)
 
 CREEP_KIND = {"melee": K_CREEP_MELEE, "ranged": K_CREEP_RANGED, "siege": K_CREEP_SIEGE}
+MAGIC_RESISTANCE = 0.25  # README: every hero has 25% magic resistance
 
 
-def new_game(mode: str = "5v5", seed: int = 0) -> GameBatch:
-    """One game of ``mode``, reset with ``seed``: hero i of each team is the patch's hero i."""
-    game = GameBatch(1, GameConfig(mode=mode))
+def new_game(mode: str = "5v5", seed: int = 0, radiant: tuple[str, ...] = (), dire: tuple[str, ...] = ()) -> GameBatch:
+    """One game of ``mode``, reset with ``seed``. Lineups as ``GameConfig``'s: empty, hero i of each team is the
+    patch's hero i."""
+    game = GameBatch(1, GameConfig(mode=mode, radiant=radiant, dire=dire))
     game.reset(seed)
     return game
+
+
+def hero_name(game: GameBatch, h: int) -> str:
+    """The patch name of the hero in slot ``h`` of the game's lineups."""
+    return game.patch.heroes[int(game.hero_types[G, h])].name
 
 
 def isolate(game: GameBatch, *keep: int) -> None:
@@ -156,9 +169,9 @@ def walkable(game: GameBatch, x: float, y: float) -> bool:
     return bool(game.data.walk[int(x / CELL), int(y / CELL)])
 
 
-def ability(hero: str, name: str) -> tuple[int, Ability]:
-    """(slot 0-3, the patch's ability) of a hero's ability by name."""
-    for h in HEROES:
+def ability(hero: str, name: str, heroes: tuple = HEROES) -> tuple[int, Ability]:
+    """(slot 0-3, the patch's ability) of a hero's ability by name (among ``heroes``, the standard patch's)."""
+    for h in heroes:
         if h.name == hero:
             for slot, ab in enumerate(h.abilities):
                 if ab.name == name:
@@ -169,3 +182,47 @@ def ability(hero: str, name: str) -> tuple[int, Ability]:
 def at_level(base: float, per_level: float, level: int) -> float:
     """The README's rule for ability numbers: per-level changes apply from ability level 2 on."""
     return base + per_level * (level - 1)
+
+
+# ---------------------------------------------------------------------------------------------- casting
+def armor_factor(armor: float) -> float:
+    """The share of physical damage that gets through ``armor`` (Dota's 1 - 0.06 a / (1 + 0.06 |a|))."""
+    return 1.0 - 0.06 * armor / (1.0 + 0.06 * abs(armor))
+
+
+def magical(amount: float) -> float:
+    """Magical damage through a hero's magic resistance."""
+    return amount * (1.0 - MAGIC_RESISTANCE)
+
+
+def cast(game: GameBatch, h: int, name: str, level: int, target: int = -1, offset: tuple[int, int] = (4, 4)):
+    """Hero ``h`` casts its ability ``name`` at ``level`` in the last frame of one step; checks that the
+    cast went off, spending the patch's mana cost and setting its cooldown. Returns the patch's ability."""
+    S = game.state
+    slot, ab = ability(hero_name(game, h), name, game.patch.heroes)
+    S.hi[G, h, ABILITY_LEVEL + slot] = level
+    no_regen(game, h)
+    mana = float(S.uf[G, h, MANA])
+    invalid = int(S.hi[G, h, INVALID_ACTIONS])
+    see(game)
+    run(game, 1, action(h, A_ABILITY0 + slot, target, offset, delay=3))
+    assert S.hi[G, h, INVALID_ACTIONS] == invalid, f"{name} was refused"
+    assert S.uf[G, h, MANA] == pytest.approx(mana - at_level(ab.mana, ab.mana_per_level, level)), f"{name}'s mana"
+    cooldown = at_level(ab.cooldown, ab.cooldown_per_level, level)
+    assert S.hi[G, h, ABILITY_CD + slot] == round(cooldown * FRAMES_PER_SECOND), f"{name}'s cooldown"
+    return ab
+
+
+def target(game: GameBatch, u: int, armor: float = 5.0, hp: float | None = None) -> float:
+    """Make unit ``u`` a measurable target (known armor, no regeneration); returns its health."""
+    S = game.state
+    no_regen(game, u)
+    S.uf[G, u, ARMOR] = armor
+    if hp is not None:
+        S.uf[G, u, HP] = hp
+    return float(S.uf[G, u, HP])
+
+
+def lost(game: GameBatch, u: int, before: float) -> float:
+    """Health unit ``u`` lost since it had ``before``."""
+    return before - float(game.state.uf[G, u, HP])

@@ -14,12 +14,12 @@ import math
 import pytest
 
 from rules_arena import (
-    G, ability, action, at_level, disarm, freeze, isolate, new_game, no_regen, place, run, see,
-    spawn_creep, steps_for, steps_refused,
+    G, MAGIC_RESISTANCE, ability, action, armor_factor, at_level, cast, disarm, freeze, isolate, lost, magical,
+    new_game, place, run, see, spawn_creep, steps_for, steps_refused, target,
 )
 from fivestack.game.layout import (
-    A_ABILITY0, A_ATTACK, A_MOVE, ABILITY_CD, ABILITY_LEVEL, ARMOR, BUFF, DIRE, FRAMES_PER_SECOND,
-    FRAMES_PER_STEP, HP, HP_MAX, INVALID_ACTIONS, MAGIC_RES, MANA, SILENCE, SLOW, SLOW_FRAC, STEP_SECONDS,
+    A_ABILITY0, A_ATTACK, A_MOVE, ABILITY_CD, ABILITY_LEVEL, BUFF, DIRE, FRAMES_PER_SECOND,
+    FRAMES_PER_STEP, HP, HP_MAX, INVALID_ACTIONS, MAGIC_RES, SILENCE, SLOW, SLOW_FRAC, STEP_SECONDS,
     STUN, X, Y,
 )
 from fivestack.game.patch import HEROES
@@ -28,47 +28,6 @@ from fivestack.game.patch import HEROES
 BULWARK, VESPER, CINDER, GROVE, TEMPEST = 0, 1, 2, 3, 4
 D_BULWARK, D_VESPER, D_CINDER = 5, 6, 7
 HERO_NAME = {h: HEROES[h % 5].name for h in range(10)}
-MAGIC_RESISTANCE = 0.25  # README: every hero has 25% magic resistance
-
-
-def armor_factor(armor: float) -> float:
-    """The share of physical damage that gets through ``armor``."""
-    return 1.0 - 0.06 * armor / (1.0 + 0.06 * abs(armor))
-
-
-def magical(amount: float) -> float:
-    return amount * (1.0 - MAGIC_RESISTANCE)
-
-
-def cast(game, h: int, name: str, level: int, target: int = -1, offset: tuple[int, int] = (4, 4)):
-    """Hero ``h`` casts its ability ``name`` at ``level`` in the last frame of one step; checks that the
-    cast went off, spending the patch's mana cost and setting its cooldown. Returns the patch's ability."""
-    S = game.state
-    slot, ab = ability(HERO_NAME[h], name)
-    S.hi[G, h, ABILITY_LEVEL + slot] = level
-    no_regen(game, h)
-    mana = float(S.uf[G, h, MANA])
-    see(game)
-    run(game, 1, action(h, A_ABILITY0 + slot, target, offset, delay=3))
-    assert S.hi[G, h, INVALID_ACTIONS] == 0, f"{name} was refused"
-    assert S.uf[G, h, MANA] == pytest.approx(mana - at_level(ab.mana, ab.mana_per_level, level))
-    cooldown = at_level(ab.cooldown, ab.cooldown_per_level, level)
-    assert S.hi[G, h, ABILITY_CD + slot] == round(cooldown * FRAMES_PER_SECOND), f"{name}'s cooldown"
-    return ab
-
-
-def target(game, u: int, armor: float = 5.0, hp: float | None = None) -> float:
-    """Make unit ``u`` a measurable target (known armor, no regeneration); returns its health."""
-    S = game.state
-    no_regen(game, u)
-    S.uf[G, u, ARMOR] = armor
-    if hp is not None:
-        S.uf[G, u, HP] = hp
-    return float(S.uf[G, u, HP])
-
-
-def lost(game, u: int, before: float) -> float:
-    return before - float(game.state.uf[G, u, HP])
 
 
 def moved_in_one_step(game, h: int) -> float:

@@ -1,6 +1,12 @@
 """Creating units: a unit's row from the creep table (``set_unit``), heroes at the fountain
 (``spawn_hero``), neutral camps and the big neutral, tower protection, and ``reset_game``, which lays out a
 fresh game (buildings, couriers, heroes at level 1 with their first skill).
+
+A game's randomisation bits (``gi[G_TRAINING]``, set at reset) are drawn from the game's own RNG, so a game stays
+a function of its seed and actions: ``RANDOM_BUILDS`` shuffles each scripted item build around the hero's (here)
+and skill build (``progression.learn_skill``); ``RANDOM_START`` (``randomise_start``) draws each hero's lane and
+starting health, mana and gold, and the big neutral's health at every spawn, within the ``random_*`` ranges of
+the patch's Rules.
 """
 
 from __future__ import annotations
@@ -19,13 +25,15 @@ from fivestack.game.layout import (
     G_COURIER_TARGET0, G_MAX_FRAMES, G_MODE, G_RNG, G_TRAINING, G_WINNER, HEROES_PER_TEAM, HERO_TYPE, HOME_X,
     HOME_Y, HP, HP_MAX, INT, IT_CHARGES, IT_COOLDOWN, KILLER, KILLER_HERO, KIND, K_BIG_NEUTRAL, K_COURIER,
     K_FOUNTAIN, K_HERO, K_NEUTRAL, LANE, LAST_HERO, LEVEL, MAGIC_RES, MANA, MANA_MAX, MAX_UNITS, MODE_1V1_MID,
-    MOVE_SPEED, NEUTRAL_TEAM, N_BUILDINGS_PER_TEAM, N_CAMPS, N_HEROES, ORDER, O_NONE, PROJ_SPEED, PROTECTED,
-    RESPAWN, SILENCE, SLOT_BIG_NEUTRAL, SLOT_COURIERS, SLOT_NEUTRALS, SLOW, STR, STUN, SUBTYPE, TARGET, TEAM,
+    MOVE_SPEED, NEUTRAL_TEAM, N_BUILDINGS_PER_TEAM, N_CAMPS, N_HEROES, N_LANES, ORDER, O_NONE, PROJ_SPEED,
+    PROTECTED, RANDOM_BUILDS, RANDOM_START, RESPAWN, SILENCE, SLOT_BIG_NEUTRAL, SLOT_COURIERS, SLOT_NEUTRALS, SLOW,
+    STR, STUN, SUBTYPE, TARGET, TEAM,
     TP_CHANNEL, VISION_DAY, VISION_NIGHT, X, Y,
 )
 from fivestack.game.patch import (
     CR_BIG_NEUTRAL, CR_COURIER, CR_NEUTRAL, C_ARMOR, C_ATTACK_TIME, C_DAMAGE, C_GOLD, C_HP, C_PROJ, C_RANGE,
-    C_SPEED, C_VISION, C_XP, H_AGI, H_INT, H_PROJ_SPEED, H_RANGE, H_STR, R_START_GOLD,
+    C_SPEED, C_VISION, C_XP, H_AGI, H_INT, H_PROJ_SPEED, H_RANGE, H_STR, R_RANDOM_BIG_HEALTH_MIN, R_RANDOM_GOLD_MAX,
+    R_RANDOM_GOLD_MIN, R_RANDOM_HEALTH_MIN, R_RANDOM_MANA_MIN, R_START_GOLD,
 )
 
 
@@ -160,7 +168,7 @@ def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
         width = item_builds.shape[1]
         for k in range(width):
             build_order[g, h, k] = item_builds[ht, k]
-        if training:
+        if (training & RANDOM_BUILDS) != 0:
             for k in range(width - 1):
                 if build_order[g, h, k + 1] >= 0 and rand01(gi, g) < 0.25:
                     tmp = build_order[g, h, k]
@@ -175,6 +183,8 @@ def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
             uf[g, h, X] = D.fountain[team_of_hero(h), 0]
             uf[g, h, Y] = D.fountain[team_of_hero(h), 1]
         hp_hist[g, h, :] = 1.0
+    if (training & RANDOM_START) != 0:
+        randomise_start(S, D, g, mode)
     # buildings
     for team in range(2):
         for local in range(N_BUILDINGS_PER_TEAM):
@@ -195,6 +205,28 @@ def reset_game(S, D, g, seed, mode, training, max_frames, hero_types):
 
 
 @kernel
+def randomise_start(S, D, g, mode):
+    """Domain randomisation of a fresh game's heroes (``RANDOM_START``), from the game's RNG: each playing hero's
+    assigned lane (any of the three in 5v5; 1v1 stays mid), then its starting health and mana (a fraction in
+    [random_*_min, 1] of the maximum) and gold (start_gold x a factor in [random_gold_min, random_gold_max])."""
+    uf, ui, hf, hi, rules = S.uf, S.ui, S.hf, S.hi, D.rules
+    for h in range(N_HEROES):
+        if hi[g, h, ACTIVE] == 0:
+            continue
+        if mode != MODE_1V1_MID:
+            lane = min(int(rand01(S.gi, g) * N_LANES), N_LANES - 1)
+            hi[g, h, ASSIGNED_LANE] = lane
+            ui[g, h, LANE] = lane
+        health = rules[R_RANDOM_HEALTH_MIN] + (1.0 - rules[R_RANDOM_HEALTH_MIN]) * rand01(S.gi, g)
+        mana = rules[R_RANDOM_MANA_MIN] + (1.0 - rules[R_RANDOM_MANA_MIN]) * rand01(S.gi, g)
+        gold = rules[R_RANDOM_GOLD_MIN] + (rules[R_RANDOM_GOLD_MAX] - rules[R_RANDOM_GOLD_MIN]) * rand01(S.gi, g)
+        uf[g, h, HP] = uf[g, h, HP_MAX] * health
+        uf[g, h, MANA] = uf[g, h, MANA_MAX] * mana
+        hf[g, h, GOLD] = rules[R_START_GOLD] * gold
+        S.hp_hist[g, h, :] = uf[g, h, HP] / uf[g, h, HP_MAX]
+
+
+@kernel
 def spawn_camp(S, D, g, camp):
     camps = D.camps
     for k in range(CAMP_SIZE):
@@ -212,6 +244,11 @@ def spawn_big_neutral(S, D, g):
     set_unit(S, D, g, SLOT_BIG_NEUTRAL, NEUTRAL_TEAM, K_BIG_NEUTRAL, CR_BIG_NEUTRAL, big[0], big[1], 1.0)
     S.uf[g, SLOT_BIG_NEUTRAL, MAGIC_RES] = 0.5
     S.gi[g, G_BIG_RESPAWN] = -1
+    if (S.gi[g, G_TRAINING] & RANDOM_START) != 0:  # domain randomisation: a fraction of its health
+        low = D.rules[R_RANDOM_BIG_HEALTH_MIN]
+        fraction = low + (1.0 - low) * rand01(S.gi, g)
+        S.uf[g, SLOT_BIG_NEUTRAL, HP] = S.uf[g, SLOT_BIG_NEUTRAL, HP_MAX] * fraction
+        S.hp_hist[g, SLOT_BIG_NEUTRAL, :] = fraction
 
 
 @kernel

@@ -11,7 +11,7 @@ from fivestack.game.kernels.helpers import rand01, team_of_hero
 from fivestack.game.kernels.stats import refresh_hero
 from fivestack.game.layout import (
     ABILITY_LEVEL, ACTIVE, AGI, ALIVE, BUILD_POS, EV_GOLD, EV_GOLD_SPENT, EV_XP, GOLD, G_TRAINING, HEROES_PER_TEAM,
-    HERO_TYPE, INT, IT_CHARGES, IT_COOLDOWN, IT_ID, LEVEL, N_INVENTORY, N_ITEM_SLOTS, STR, X, XP, Y,
+    HERO_TYPE, INT, IT_CHARGES, IT_COOLDOWN, IT_ID, LEVEL, N_INVENTORY, N_ITEM_SLOTS, RANDOM_BUILDS, STR, X, XP, Y,
 )
 from fivestack.game.patch import H_AGI_GAIN, H_INT_GAIN, H_STR_GAIN, I_CHARGES, I_COST, R_XP_RADIUS
 
@@ -132,7 +132,7 @@ def learn_skill(S, D, g, h):
     level = hi[g, h, LEVEL]
     want = builds[ht, level - 1]
     training = S.gi[g, G_TRAINING]
-    if training and rand01(S.gi, g) < 0.15:
+    if (training & RANDOM_BUILDS) != 0 and rand01(S.gi, g) < 0.15:
         want = int(rand01(S.gi, g) * 4.0)
     for attempt in range(6):
         k = want if attempt == 0 else attempt - 1

@@ -1,0 +1,34 @@
+"""A small lineup table (11 heroes, the stub scorer) and a running draft server, for the draft screen's tests."""
+
+from __future__ import annotations
+
+import threading
+
+from fivestack.draft.lineups import HeroPool
+from fivestack.draft.precompute import load_table, precompute
+from fivestack.draft.stub import StubWinProbability
+from fivestack.viewer.draft_server import DraftService, make_server
+
+# "Bulwark" is a hero of the game's patch (role: tank): its card shows the role; the others have none
+POOL = HeroPool(("Bulwark", "Birch", "Cedar", "Dune", "Elm", "Fern", "Gale", "Holm", "Iris", "Jade", "Kelp"))
+
+
+def make_table(directory):
+    stub = StubWinProbability(POOL.n, seed=2)
+    return precompute(directory / "draft11.npy", POOL, stub, stub.name, batch_size=1000, show_progress=False)
+
+
+class RunningDraft:
+    """A ``DraftService`` on ``table`` served on a free loopback port in a background thread."""
+
+    def __init__(self, table, first: str = "radiant", human: str = "radiant"):
+        self.service = DraftService(load_table(table.path), first, human)
+        self.server = make_server(self.service)
+        self.host, self.port = self.server.server_address[:2]
+        self.url = f"http://{self.host}:{self.port}/"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
