@@ -3,8 +3,8 @@
 Definition (what ``fivestack draft RUN[:VERSION]`` drafts from). For a lineup (Radiant set R, Dire set D) of
 hero types of the run's patch:
 
-1. One 5v5 game with those lineups, reset with a fixed seed (``seed``, 0 by default) and no randomisation
-   (``GameConfig.training`` off: the evaluation game). A team's heroes take its slots in ascending hero-type
+1. One 5v5 game with those lineups (``GameBatch.reset(hero_types=)``), reset with a fixed seed (``seed``, 0 by
+   default) and no randomisation (``GameConfig.training`` and ``randomise`` off: the evaluation game). A team's heroes take its slots in ascending hero-type
    order (slot k, and so lane k, gets the k-th smallest type): a lineup is a pair of *sets*, and this is the
    one order the scorer plays them in.
 2. The observation of the first timestep (the state right after the reset, before any action): "the win
@@ -153,8 +153,8 @@ class PolicyScorer:
     # ------------------------------------------------------------------ games
     def _games(self, n: int) -> BatchedEnv:
         if self._env is None or self._env.n_games != n:
-            self._env = BatchedEnv(n, GameConfig(mode="5v5", training=False, patch=self.patch.version),
-                                   patch=self.patch)
+            config = GameConfig(mode="5v5", training=False, randomise=False, patch=self.patch.version)
+            self._env = BatchedEnv(n, config, patch=self.patch)
         return self._env
 
     def observe(self, radiant: np.ndarray, dire: np.ndarray) -> dict[str, np.ndarray]:
@@ -162,8 +162,7 @@ class PolicyScorer:
         radiant, dire = np.sort(np.asarray(radiant, np.int64), 1), np.sort(np.asarray(dire, np.int64), 1)
         env = self._games(len(radiant))
         lineups = np.concatenate([self.types[radiant], self.types[dire]], axis=1)
-        env.game.hero_types[:] = lineups
-        obs = env.reset(np.full(len(radiant), self.seed, np.uint64))
+        obs = env.reset(np.full(len(radiant), self.seed, np.uint64), hero_types=lineups)
         self.games_played += len(radiant)
         return obs
 
