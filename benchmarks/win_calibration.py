@@ -1,9 +1,12 @@
 """Calibration of a run's win-probability head (issue 13, Done-when 4); prints ONE JSON line and writes the report
 (JSON) and a reliability plot (PNG).
 
-    python benchmarks/win_calibration.py RUN[:VERSION] [--games 500] [--mode 5v5|1v1] [--max-minutes 20]
+    python benchmarks/win_calibration.py RUN[:VERSION]|trained [--games 500] [--mode 5v5|1v1] [--max-minutes 20]
         [--opponents self,random,scripted] [--lineups fixed|random] [--every-minutes 2] [--chunk 100]
         [--seed 0] [--out DIR]
+
+``trained``: the 1v1 policy that ships for ``fivestack arena`` (``fivestack/arena/trained``; report under
+``runs/arena-trained/calibration`` unless ``--out``).
 
 Games: ``--games`` in all, dealt round-robin over ``--opponents`` (``self``: the policy on both sides, ``random``,
 ``scripted``, ``scripted-weak``); against a bot the policy plays Radiant in every other game of that opponent.
@@ -154,10 +157,19 @@ def main(argv=None) -> dict:
     if args.games < 1 or args.chunk < 1 or args.max_minutes <= 0 or args.every_minutes <= 0:
         raise SystemExit("--games, --chunk, --max-minutes and --every-minutes must be positive")
     try:
-        policy, config, version = load_run_policy(args.run)
+        if args.run == "trained":  # the 1v1 policy that ships for the arena (not a run folder)
+            from fivestack.arena.session import load_trained_policy
+            from fivestack.system.config import load_config
+
+            policy, info = load_trained_policy()
+            config = load_config(None, [f"game.mode='{info['mode']}'",
+                                        f"rollout.decision_steps={int(info['decision_steps'])}"])
+            version, run = int(info["trained"]["version"]), Path("runs/arena-trained")
+        else:
+            policy, config, version = load_run_policy(args.run)
+            run = parse_run_spec(args.run)[0]
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
-    run = parse_run_spec(args.run)[0]
     tag = (f"v{version}-{args.mode or config.game.mode}-{args.lineups}-{'+'.join(opponents)}-{args.max_minutes:g}min"
            f"-seed{args.seed}{'-greedy' if args.greedy else ''}")
     out = args.out or run / "calibration" / tag
