@@ -114,10 +114,11 @@ class PolicyScorer:
         """The scorer of a run's version (``RUN[:VERSION]``, resolved as ``fivestack play`` does) over the pool
         ``pool_names`` (comma-separated hero names of the run's patch; None: every hero of the patch); returns
         it and the version number."""
-        from fivestack.system.agents import load_run_policy
+        from fivestack.system.agents import load_run_policy, parse_run_spec
 
         try:
             policy, config, version = load_run_policy(spec)
+            run = parse_run_spec(spec)[0]
         except ValueError as exc:
             raise DraftError(str(exc)) from None
         if config.game.mode != "5v5":
@@ -142,7 +143,7 @@ class PolicyScorer:
                                  f"({', '.join(names)}); a draft needs at least {2 * TEAM_SIZE}: draft with a run "
                                  f"of a patch with more heroes")
             types, pool = list(range(len(names))), HeroPool(tuple(names))
-        label = f"policy(run={spec.rpartition(':')[0] if ':' in spec else spec},version={version})"
+        label = f"policy(run={run.resolve().name},version={version})"  # the folder's name, however it was typed
         return cls(policy, patch, np.array(types), pool, label=label, **kwargs), version
 
     @property
