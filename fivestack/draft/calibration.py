@@ -8,7 +8,7 @@ team won; 0: it lost, or the game was truncated at its time limit: a truncated g
 * the Brier score ``mean((p - y)^2)``;
 * the expected calibration error ``sum over bins of (count / total) * |mean prediction - frequency|``.
 
-``reliability_plot(rows, path)`` draws one reliability diagram per time (matplotlib, Agg backend): mean
+``reliability_plot(rows, path)`` draws one reliability diagram per time (matplotlib, Agg backend; four to a row): mean
 prediction against frequency with the Wilson intervals, the diagonal, and the counts.
 """
 
@@ -55,13 +55,19 @@ def reliability_plot(reports: dict[str, dict], path: Path, title: str = "") -> P
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(reports), figsize=(3.2 * len(reports), 3.4), squeeze=False)
-    for ax, (label, report) in zip(axes[0], reports.items()):
+    cols = min(4, max(1, len(reports)))
+    rows_of_plots = -(-max(1, len(reports)) // cols)
+    fig, axes = plt.subplots(rows_of_plots, cols, figsize=(3.2 * cols, 3.4 * rows_of_plots), squeeze=False)
+    for ax in axes.flat[len(reports):]:
+        ax.set_visible(False)
+    for ax, (label, report) in zip(axes.flat, reports.items()):
         ax.plot([0, 1], [0, 1], color="0.7", lw=1)
         rows = [r for r in report["bins"] if r["count"]]
         x = [r["mean_predicted"] for r in rows]
         y = [r["observed"] for r in rows]
-        err = [[r["observed"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["observed"] for r in rows]]
+        # (rounding can put an interval's end a hair inside its observed frequency: no negative bar)
+        err = [[max(0.0, r["observed"] - r["ci95"][0]) for r in rows],
+               [max(0.0, r["ci95"][1] - r["observed"]) for r in rows]]
         ax.errorbar(x, y, yerr=err, fmt="o", ms=4, capsize=2)
         for r in rows:
             ax.annotate(str(r["count"]), (r["mean_predicted"], r["observed"]), fontsize=6, xytext=(3, 3),
@@ -73,7 +79,8 @@ def reliability_plot(reports: dict[str, dict], path: Path, title: str = "") -> P
         ax.set_ylim(0, 1)
         ax.set_xlabel("predicted", fontsize=8)
         ax.tick_params(labelsize=7)
-    axes[0][0].set_ylabel("observed win frequency", fontsize=8)
+    for row in axes:
+        row[0].set_ylabel("observed win frequency", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=9)
     fig.tight_layout()
