@@ -129,6 +129,8 @@ def observation_table() -> str:
         lines.append(f"| `{name}` (int) | `{_shape('games, 2', shape)}` | team |")
     for name, shape in spaces.HERO_GROUPS.items():
         lines.append(f"| `{name}` | `{_shape('games, 10', shape)}` | hero |")
+    for name, shape in spaces.HERO_INT_GROUPS.items():
+        lines.append(f"| `{name}` (int) | `{_shape('games, 10', shape)}` | hero |")
     for name, shape in spaces.HERO_MASK_GROUPS.items():
         lines.append(f"| `{name}` (mask) | `{_shape('games, 10', shape)}` | hero |")
     return "\n".join(lines)
@@ -202,7 +204,8 @@ def test_tables_cover_the_data():
     assert abilities_table().count("\n") == 1 + 4 * len(HEROES)
     assert all(f"| {it.name} | {it.cost:g} |" in items_table() for it in ITEMS)
     assert all(f"`{name}`" in events_table() for name in layout.EVENT_NAMES)
-    groups = {**spaces.TEAM_GROUPS, **spaces.TEAM_INT_GROUPS, **spaces.HERO_GROUPS, **spaces.HERO_MASK_GROUPS}
+    groups = {**spaces.TEAM_GROUPS, **spaces.TEAM_INT_GROUPS, **spaces.HERO_GROUPS, **spaces.HERO_INT_GROUPS,
+              **spaces.HERO_MASK_GROUPS}
     assert all(f"`{name}`" in observation_table() for name in groups)
     assert primary_table().count("\n") == 1 + layout.N_PRIMARY
 

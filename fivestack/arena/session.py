@@ -46,7 +46,7 @@ from fivestack.game.layout import (
     TARGET_OFFSET_STEP, TEAM, X, Y,
 )
 from fivestack.game.patch import Patch
-from fivestack.model.policy import Policy, PolicyConfig
+from fivestack.model.policy import CheckpointMismatch, Policy, PolicyConfig
 from fivestack.system.agents import PolicyTeamAgent, build_agent, check_agent, load_run_policy
 from fivestack.system.rollout import active_heroes
 from fivestack.viewer.replay.format import RUNE_NAMES
@@ -84,6 +84,8 @@ def load_trained_policy(root: Path | None = None) -> tuple[Policy, dict]:
         policy = Policy(PolicyConfig(**info["policy"]))
         policy.load_state_dict(load_safetensors(weights))
         int(info["decision_steps"])
+    except CheckpointMismatch as e:  # weights of an older policy or another game: reinstalling will not help
+        raise ValueError(f"{where} cannot be loaded: {e}; or play --against scripted") from None
     except (OSError, ValueError, KeyError, TypeError, RuntimeError, SafetensorError) as e:
         raise ValueError(f"{where} cannot be loaded ({type(e).__name__}: {str(e)[:160]}); "
                          "reinstall fivestack, or play --against scripted") from None

@@ -135,9 +135,9 @@ class BatchedEnv:
         """One hero's observation (copies): its team's shared groups plus its own parts."""
         team = int(self._team_of_hero[h])
         out = {}
+        per_hero = {**observation.HERO_GROUPS, **observation.HERO_INT_GROUPS, **observation.HERO_MASK_GROUPS}
         for name, arr in self.obs.items():
-            out[name] = arr[g, h].copy() if name in observation.HERO_GROUPS or name in observation.HERO_MASK_GROUPS \
-                else arr[g, team].copy()
+            out[name] = arr[g, h].copy() if name in per_hero else arr[g, team].copy()
         return out
 
     def describe(self) -> dict:

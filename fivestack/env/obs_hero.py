@@ -2,8 +2,10 @@
 
 Each kernel rewrites one group of hero ``h`` in game ``g`` (arrays ``(games, 10, ...)`` of ``O``, an
 ``ObsBuffers``; ``fivestack.env.spaces``, ``HERO_GROUPS``), zeroing it first; an absent hero (1v1 mode) keeps
-zeros. Both read the hero's team slot table (``obs_slots.select_slots``), so they run after the team groups.
+zeros. The last two read the hero's team slot table (``obs_slots.select_slots``), so they run after the team groups.
 
+    encode_own_hero_id  ``own_hero_id``  the type of hero ``h`` (its row of the patch's heroes), for every
+                                         hero, absent ones too: who the observation's reader plays
     encode_unit_rel     ``unit_rel``     REL_*: per unit slot, offset and distance from the hero, whether
                                          the unit attacks it
     encode_nearby_map   ``nearby_map``   NB_CHANNELS: NEARBY x NEARBY cells of NEARBY_CELL units centred on
@@ -20,9 +22,15 @@ from fivestack.env.spaces import NEARBY, NEARBY_CELL, REL_ATTACKS_ME, REL_DISTAN
 from fivestack.game import kernels as K
 from fivestack.game.jit import kernel
 from fivestack.game.layout import (
-    ACTIVE, K_ANCIENT, K_BARRACKS, K_BIG_NEUTRAL, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN,
+    ACTIVE, HERO_TYPE, K_ANCIENT, K_BARRACKS, K_BIG_NEUTRAL, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN,
     K_NEUTRAL, K_TOWER, KIND, MAP_SIZE, N_UNIT_SLOTS, NEUTRAL_TEAM, TARGET, TEAM, X, Y,
 )
+
+
+@kernel
+def encode_own_hero_id(S, D, O, g, h):
+    """``own_hero_id`` of hero ``h``: its hero type, the integer the policy embeds as the identity it plays."""
+    O.own_hero_id[g, h] = S.hi[g, h, HERO_TYPE]
 
 
 @kernel

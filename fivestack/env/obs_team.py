@@ -8,7 +8,8 @@ this file's order:
 
     encode_global          ``global``         GL_* (GL_CREEP_BALANCE: patch 0.3's ``creep_balance``)
     encode_units           ``units``          U_*   (one ``encode_unit`` row per filled slot)
-    encode_heroes          ``heroes``         HX_*  (all ten heroes, enemies only while seen)
+    encode_heroes          ``heroes`` + ``hero_ids``       HX_*  (all ten heroes, enemies only while seen;
+                                                          ``hero_ids``: every hero in the game, public)
     encode_modifiers       ``modifiers``      MODIFIERS x (active, seconds left)
     encode_items           ``items`` + ``item_ids``        IF_*
     encode_abilities       ``abilities`` + ``ability_ids`` AF_*
@@ -197,12 +198,17 @@ def hero_in_view(S, g, team, h):
 @kernel
 def encode_heroes(S, D, O, g, team):
     """``heroes`` (``HX_*``): level, experience, score, attributes, state and health of every hero in view
-    (gold and buyback only for the team's own)."""
+    (gold and buyback only for the team's own); ``hero_ids``: the type of every hero in the game, seen or not
+    (the lineups are public, as after a draft: what the fog hides is where an enemy is and how it fares, not who
+    it is; -1 for the absent heroes of the 1v1 mode)."""
     uf, ui, hf, hi = S.uf, S.ui, S.hf, S.hi
     xp_table = D.xp_table
-    heroes = O.heroes
+    heroes, hero_ids = O.heroes, O.hero_ids
     heroes[g, team] = 0.0
+    hero_ids[g, team] = -1
     for h in range(N_HEROES):
+        if hi[g, h, ACTIVE] != 0:
+            hero_ids[g, team, h] = hi[g, h, HERO_TYPE]
         if not hero_in_view(S, g, team, h):
             continue
         mine = K.team_of_hero(h) == team

@@ -6,10 +6,10 @@ Column meanings are in ``fivestack.env.spaces``. One kernel writes each group; t
 hold them, by concern:
 
     obs_slots   ``select_slots``: which unit sits in each row of a team's view (read by every later group)
-    obs_team    the team groups, shared by a team's heroes: global, units, heroes, modifiers, items (+ ids),
+    obs_team    the team groups, shared by a team's heroes: global, units, heroes (+ ids), modifiers, items (+ ids),
                 abilities (+ ids), allied heroes, pickups, minimap
     obs_masks   ``team_target_validity`` (once per team) and each hero's primary, offset and target masks
-    obs_hero    the per-hero groups: unit_rel, nearby_map
+    obs_hero    the per-hero groups: own_hero_id, unit_rel, nearby_map
 
 Per game, for each team: ``encode_team`` (slots first, then its groups), then ``team_target_validity``; then,
 for each hero, ``encode_hero``. Slots come before everything that reads them, and the target validity
@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fivestack.env.obs_hero import encode_nearby_map, encode_unit_rel
+from fivestack.env.obs_hero import encode_nearby_map, encode_own_hero_id, encode_unit_rel
 from fivestack.env.obs_masks import encode_action_masks, team_target_validity
 from fivestack.env.obs_slots import select_slots
 from fivestack.env.obs_team import (
@@ -30,7 +30,7 @@ from fivestack.env.obs_team import (
     encode_modifiers, encode_pickups, encode_units,
 )
 from fivestack.env.spaces import (
-    ACTION_NVEC, HERO_GROUPS, HERO_MASK_GROUPS, MINIMAP, TEAM_GROUPS, TEAM_INT_GROUPS, group_shapes,
+    ACTION_NVEC, HERO_GROUPS, HERO_INT_GROUPS, HERO_MASK_GROUPS, MINIMAP, TEAM_GROUPS, TEAM_INT_GROUPS, group_shapes,
 )
 from fivestack.game.jit import kernel
 from fivestack.game.layout import GRID, MAX_UNITS, N_HEROES, N_PRIMARY
@@ -46,6 +46,8 @@ def allocate(n_games: int, patch: str | None = None) -> dict[str, np.ndarray]:
         obs[name] = np.full((n_games, 2, *shape), -1, np.int32)
     for name, shape in hero_groups.items():
         obs[name] = np.zeros((n_games, N_HEROES, *shape), np.float32)
+    for name, shape in HERO_INT_GROUPS.items():
+        obs[name] = np.full((n_games, N_HEROES, *shape), -1, np.int32)
     for name, shape in HERO_MASK_GROUPS.items():
         obs[name] = np.zeros((n_games, N_HEROES, *shape), np.uint8)
     return obs
@@ -73,9 +75,11 @@ class ObsBuffers(NamedTuple):
     minimap: np.ndarray
     item_ids: np.ndarray
     ability_ids: np.ndarray
+    hero_ids: np.ndarray
     unit_rel: np.ndarray
     nearby_map: np.ndarray
     previous_action: np.ndarray
+    own_hero_id: np.ndarray
     primary_mask: np.ndarray
     target_mask: np.ndarray
     unit_of_slot: np.ndarray  # (games, 2, N_UNIT_SLOTS) int64: the unit in each slot of a team's view, -1
@@ -118,6 +122,7 @@ def encode_team(S, D, O, g, team):
 def encode_hero(S, D, O, g, h):
     """Hero ``h``'s masks and per-hero groups (after its team's ``encode_team`` and ``team_target_validity``)."""
     encode_action_masks(S, D, O, g, h)
+    encode_own_hero_id(S, D, O, g, h)
     encode_unit_rel(S, D, O, g, h)
     encode_nearby_map(S, D, O, g, h)
 

@@ -28,13 +28,16 @@ def agent_name(hero: int) -> str:
     return f"{TEAM_NAMES[hero // HEROES_PER_TEAM]}_{hero % HEROES_PER_TEAM}"
 
 
-def _observation_space(n_items: int, n_abilities: int, patch: str = layout.PATCH_VERSION) -> spaces.Dict:
+def _observation_space(n_items: int, n_abilities: int, n_heroes: int,
+                       patch: str = layout.PATCH_VERSION) -> spaces.Dict:
     groups: dict[str, spaces.Space] = {}
     team_groups, hero_groups = layout.group_shapes(patch)
     for name, shape in {**team_groups, **hero_groups}.items():
         groups[name] = spaces.Box(-np.inf, np.inf, shape, np.float32)
     groups["item_ids"] = spaces.Box(-1, n_items - 1, layout.TEAM_INT_GROUPS["item_ids"], np.int32)
     groups["ability_ids"] = spaces.Box(-1, n_abilities - 1, layout.TEAM_INT_GROUPS["ability_ids"], np.int32)
+    groups["hero_ids"] = spaces.Box(-1, n_heroes - 1, layout.TEAM_INT_GROUPS["hero_ids"], np.int32)
+    groups["own_hero_id"] = spaces.Box(0, n_heroes - 1, layout.HERO_INT_GROUPS["own_hero_id"], np.int32)
     for name, shape in layout.HERO_MASK_GROUPS.items():
         groups[name] = spaces.Box(0, 1, shape, np.uint8)
     return spaces.Dict(groups)
@@ -51,7 +54,8 @@ class FivestackParallelEnv(ParallelEnv):
         self.hero_of = {agent_name(h): h for h in self.heroes}
         self.agents: list[str] = []
         patch = self.env.game.patch
-        self._obs_space = _observation_space(len(patch.items), len(patch.ability_table), patch.version)
+        self._obs_space = _observation_space(len(patch.items), len(patch.ability_table), patch.n_heroes,
+                                             patch.version)
         self._act_space = spaces.MultiDiscrete(layout.ACTION_NVEC)
         self._seed = 0
 

@@ -89,6 +89,8 @@ HX_KILLS, HX_DEATHS, HX_ASSISTS, HX_LAST_HITS, HX_DENIES, HX_RESPAWN = 6, 7, 8, 
 HX_BUYBACK_READY, HX_BUYBACK_COST, HX_AEGIS, HX_STR, HX_AGI, HX_INT = 12, 13, 14, 15, 16, 17
 HX_TELEPORTING, HX_DOUBLE_DAMAGE, HX_HASTE, HX_TYPE, HX_ENEMY, HX_HP_FRAC, HX_MANA_FRAC = 18, 19, 20, 21, 22, 23, 24
 N_HERO_FEATURES = 25
+# HX_TYPE is the hero's type / 16 as a float, kept so the column layout is unchanged; the hero's identity reaches the
+# policy through ``hero_ids`` (below), the type as an integer the policy embeds (``Policy.hero_embed``)
 
 # ---------------------------------------------------------------- allied heroes: (games, 2, 5, 16)
 AX_LANE = 0  # 3 columns: one-hot assigned lane
@@ -157,13 +159,18 @@ TEAM_GROUPS = {
     "minimap": (MINIMAP, MINIMAP, N_MINIMAP_CHANNELS),
 }
 TEAM_INT_GROUPS = {
-    "item_ids": (N_HEROES, N_ITEM_SLOTS),  # -1 empty or unseen
-    "ability_ids": (N_HEROES, 4),  # -1 unseen
+    "item_ids": (N_HEROES, N_ITEM_SLOTS),  # -1 empty or unseen; else the item's row of the patch's items
+    "ability_ids": (N_HEROES, 4),  # -1 unseen; else the ability's row of the patch's ability table
+    "hero_ids": (N_HEROES,),  # every hero in the game, seen or not (the lineups are public): its type, its row of
+    # the patch's heroes (patch.heroes); -1 for an absent hero (1v1)
 }
 HERO_GROUPS = {
     "unit_rel": (N_UNIT_SLOTS, N_UNIT_REL_FEATURES),
     "nearby_map": (NEARBY, NEARBY, N_NEARBY_CHANNELS),
     "previous_action": (N_PREVIOUS_ACTION,),
+}
+HERO_INT_GROUPS = {
+    "own_hero_id": (),  # the type (row of patch.heroes) of the hero this observation is for: who it plays
 }
 HERO_MASK_GROUPS = {
     "primary_mask": (N_PRIMARY,),  # which primary actions are available

@@ -12,6 +12,11 @@ Per team and timestep (the team's observation groups are shared by its K heroes)
 
 Shapes: T teams, K heroes per team (5, or 1 in 1v1 mid), L timesteps. ``forward_sequence`` runs L steps
 from a stored LSTM state (truncated BPTT); ``act`` is one step for rollouts.
+
+Identities are embedded, not one-hot: items, abilities and heroes are integer ids (rows of the patch's tables,
+-1 for none) looked up in learned tables sized from the patch (``GameSizes``), so a patch with more heroes or
+abilities is a data change. A hero's embedding is read twice: per row of the heroes set (``hero_ids``) and as
+the identity of the hero a replica plays (``own_hero_id``), in the trunk input.
 """
 
 from __future__ import annotations
@@ -24,17 +29,19 @@ from torch import nn
 from torch.nn import functional as F
 
 from fivestack.env import spaces as sp
-from fivestack.game.layout import N_DELAY, N_HEROES, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
+from fivestack.game.layout import N_DELAY, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
 from fivestack.game.patch import Patch
 
 FLOAT_TEAM_GROUPS = ("global", "units", "heroes", "allied_heroes", "modifiers", "items", "abilities", "pickups",
                      "minimap")
 FLOAT_HERO_GROUPS = ("unit_rel", "nearby_map", "previous_action")
 MASK_GROUPS = ("primary_mask", "target_mask", "offset_mask")
-INT_GROUPS = ("item_ids", "ability_ids")
-ALL_GROUPS = FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS + MASK_GROUPS + INT_GROUPS
+INT_GROUPS = ("item_ids", "ability_ids", "hero_ids")
+HERO_INT_GROUPS = ("own_hero_id",)
+ALL_GROUPS = FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS + MASK_GROUPS + INT_GROUPS + HERO_INT_GROUPS
 HEADS = ("primary", "delay", "target", "offset")  # the action heads, as entropy is reported and weighted
 RAW_GROUPS = ("unit_rel",)  # float groups used as the env scales them (unit_rel feeds the target logits directly)
+ID_EMBEDDING = 16  # width of the item, ability and hero embeddings
 
 
 @dataclass
@@ -59,13 +66,19 @@ class PolicyConfig:
 @dataclass
 class GameSizes:
     """The sizes the policy takes from the game: the last-axis width of each float observation group, the number
-    of primary actions and the item and ability vocabularies. ``GameSizes.of(patch)`` is the game as it is;
-    surgery (``fivestack.surgery``) builds policies for a game with more of them."""
+    of primary actions and the item, ability and hero vocabularies (each embedding table has one more row, for
+    "none"). ``GameSizes.of(patch)`` is the game as it is; surgery (``fivestack.surgery``) builds policies for a
+    game with more of them."""
 
     features: dict[str, int]
     n_primary: int
     n_items: int
     n_abilities: int
+    n_heroes: int
+
+    def vocabularies(self) -> str:
+        """The hero, ability and item counts, as an error message names them."""
+        return f"{self.n_heroes} heroes, {self.n_abilities} abilities and {self.n_items} items"
 
     @classmethod
     def of(cls, patch: Patch | str | None = None) -> "GameSizes":
@@ -75,7 +88,7 @@ class GameSizes:
         team_groups, hero_groups = sp.group_shapes(patch.version)
         shapes = {**team_groups, **hero_groups}
         return cls({name: shapes[name][-1] for name in FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS}, N_PRIMARY,
-                   len(patch.items), len(patch.ability_table))
+                   len(patch.items), len(patch.ability_table), patch.n_heroes)
 
 
 def merge_moments(count, mean, var, n, batch_mean, batch_var):
@@ -202,7 +215,7 @@ def trunk_inputs(config: PolicyConfig, sizes: GameSizes) -> list[tuple[str, int,
             ("pickups", sp.N_PICKUPS, f["pickups"]), ("minimap_net", 1, 16 * 5 * 5), ("pooled_units", 1, e),
             ("pooled_heroes", 1, e), ("pooled_items", 1, e), ("pooled_abilities", 1, e),
             ("nearby_net", 1, 16 * 4 * 4), ("previous_action", 1, f["previous_action"]), ("own_unit", 1, e),
-            ("hero_identity", 1, N_HEROES)] + ([("goal", 1, config.goal_inputs)] if config.goal_inputs else [])
+            ("hero_identity", 1, ID_EMBEDDING)] + ([("goal", 1, config.goal_inputs)] if config.goal_inputs else [])
 
 
 class Policy(nn.Module):
@@ -222,11 +235,13 @@ class Policy(nn.Module):
         # sets: a shared per-element network, then max-pool
         self.unit_net = mlp([f["units"], hid, e])
         self.unit_rel = nn.Linear(f["unit_rel"], 1)  # hero-relative term of the target logits
-        self.hero_net = mlp([f["heroes"] + sp.N_MODIFIERS * f["modifiers"], hid, e])
-        self.item_embed = nn.Embedding(s.n_items + 1, 16)
-        self.item_net = mlp([f["items"] + 16, hid, e])
-        self.ability_embed = nn.Embedding(s.n_abilities + 1, 16)
-        self.ability_net = mlp([f["abilities"] + 16, hid, e])
+        # id embeddings: row 0 is "none" (id -1), row id + 1 is id
+        self.hero_embed = nn.Embedding(s.n_heroes + 1, ID_EMBEDDING)
+        self.hero_net = mlp([f["heroes"] + sp.N_MODIFIERS * f["modifiers"] + ID_EMBEDDING, hid, e])
+        self.item_embed = nn.Embedding(s.n_items + 1, ID_EMBEDDING)
+        self.item_net = mlp([f["items"] + ID_EMBEDDING, hid, e])
+        self.ability_embed = nn.Embedding(s.n_abilities + 1, ID_EMBEDDING)
+        self.ability_net = mlp([f["abilities"] + ID_EMBEDDING, hid, e])
         self.minimap_net = nn.Sequential(
             nn.Conv2d(f["minimap"], 16, 3, padding=1), nn.ReLU(),
             nn.Conv2d(16, 16, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten(),
@@ -258,8 +273,10 @@ class Policy(nn.Module):
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """As nn.Module's, accepting checkpoints written before ``unit_rel`` stopped being normalised, and with
-        one clear error for weights whose shapes do not fit this model (another observation layout or size)."""
+        one clear error for weights that do not fit this model: written before hero embeddings, for a game with
+        other hero / ability / item counts (``check_vocabularies``), or of another observation layout or size."""
         state_dict = {k: v for k, v in state_dict.items() if not k.startswith("norms.obs_unit_rel.")}
+        check_vocabularies(state_dict, self.sizes)
         own = self.state_dict()
         wrong = [f"{k} {tuple(v.shape)} (this model: {tuple(own[k].shape)})"
                  for k, v in state_dict.items() if k in own and tuple(v.shape) != tuple(own[k].shape)
@@ -307,8 +324,9 @@ class Policy(nn.Module):
         # autocast too, where ``emb`` is bf16)
         pooled_units = torch.segment_reduce(full_precision(emb), "max", lengths=torch.bincount(batch, minlength=b),
                                             unsafe=True, initial=0.0)
-        hero_in = torch.cat([n["heroes"], n["modifiers"].flatten(-2)], -1)
-        heroes = masked_max(self.hero_net(hero_in), obs["heroes"][..., sp.HX_SEEN] > 0, dim=1)
+        hero_in = torch.cat([n["heroes"], n["modifiers"].flatten(-2), self.hero_embed(obs["hero_ids"].long() + 1)], -1)
+        # every hero of the game is a row (its identity is public); an enemy out of sight has zero features
+        heroes = masked_max(self.hero_net(hero_in), obs["hero_ids"] >= 0, dim=1)
         item_ids = obs["item_ids"].long()
         items = self.item_net(torch.cat([n["items"], self.item_embed(item_ids + 1)], -1))
         items = masked_max(items.flatten(1, 2), (item_ids >= 0).flatten(1, 2), dim=1)
@@ -320,7 +338,7 @@ class Policy(nn.Module):
                                pooled_units, heroes, items, abilities], -1)  # (B, ...)
         nearby = self.nearby_net(n["nearby_map"].flatten(0, 1).permute(0, 3, 1, 2)).view(b, k, -1)
         own = units.lookup(hero_slots.long())  # the controlled hero's own unit embedding (B, K, E)
-        identity = F.one_hot(hero_slots.long(), N_HEROES).float()
+        identity = self.hero_embed(obs["own_hero_id"].long() + 1)  # who each replica plays (B, K, ID_EMBEDDING)
         parts = [team_part.unsqueeze(1).expand(b, k, -1), nearby, n["previous_action"], own, identity]
         if self.config.goal_inputs:  # asymmetric self-play's goal (B, K, G): zeros where the observation has none
             goal = obs.get("goal")
@@ -478,9 +496,38 @@ def valid_actions(masks: dict[str, torch.Tensor], actions: torch.Tensor) -> torc
     return allowed & (~target_mask.any(-1) | target_ok) & delay_ok & offsets_ok
 
 
+class CheckpointMismatch(ValueError):
+    """Weights that were written for another game or an older policy than the one loading them."""
+
+
+def check_vocabularies(state_dict: dict[str, torch.Tensor], sizes: GameSizes) -> None:
+    """Raise ``CheckpointMismatch`` unless a policy's weights were written by a policy that embeds hero identities
+    and for a game of ``sizes``' hero, ability and item counts (the rows of its embedding tables, less "none")."""
+    if "trunk.0.weight" not in state_dict:
+        return  # not a whole policy (a partial load): the generic shape check applies
+    if "hero_embed.weight" not in state_dict:
+        raise CheckpointMismatch(
+            "this checkpoint was written before hero embeddings (its weights have no hero_embed table: a fivestack "
+            "from before the 17-hero patch, whose policy read the hero slot as a one-hot): this version cannot load "
+            "it; train a new run (or load it with the fivestack version that trained it)")
+    saved = GameSizes(sizes.features, sizes.n_primary, state_dict["item_embed.weight"].shape[0] - 1,
+                      state_dict["ability_embed.weight"].shape[0] - 1, state_dict["hero_embed.weight"].shape[0] - 1)
+    if (saved.n_heroes, saved.n_abilities, saved.n_items) != (sizes.n_heroes, sizes.n_abilities, sizes.n_items):
+        grows = (saved.n_heroes <= sizes.n_heroes and saved.n_abilities <= sizes.n_abilities
+                 and saved.n_items <= sizes.n_items)
+        fix = ("train a new run for this patch, or grow the run's policy to it with `fivestack surgery RUN --to "
+               "CONFIG.toml [--patch VERSION]` (an empty CONFIG.toml keeps the policy's widths; new heroes, abilities "
+               "and items get new embedding rows, old ones keep theirs)" if grows else
+               "load it with the patch it was trained on ([game] patch), or train a new run for this patch (surgery "
+               "never removes heroes, abilities or items)")
+        raise CheckpointMismatch(
+            f"this checkpoint's policy was built for a game of {saved.vocabularies()}, but this game has "
+            f"{sizes.vocabularies()}: {fix}")
+
+
 def parameter_count(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-__all__ = ["Policy", "PolicyConfig", "GameSizes", "SequenceScores", "valid_actions", "RunningNorm", "ALL_GROUPS",
-           "HEADS", "parameter_count", "N_UNIT_SLOTS"]
+__all__ = ["Policy", "PolicyConfig", "GameSizes", "CheckpointMismatch", "check_vocabularies", "SequenceScores",
+           "valid_actions", "RunningNorm", "ALL_GROUPS", "HEADS", "parameter_count", "N_UNIT_SLOTS"]

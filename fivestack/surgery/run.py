@@ -109,8 +109,8 @@ def operate(run_dir: Path, config: TrainConfig, out: Path, sizes: GameSizes | No
     steps = plan(old, new)
     if not steps:
         raise SurgeryError("the --to config changes nothing surgery transforms (the model is the same size); change "
-                           "policy.lstm_size or policy.trunk, or give the game new features, actions, items or "
-                           "abilities")
+                           "policy.lstm_size or policy.trunk, or give the game new features, actions, items, "
+                           "abilities or heroes")
     if tamper is not None:
         steps = tamper(steps)
     for step in steps:

@@ -17,12 +17,13 @@ zero (``Fill(moments=True)``), so one function transforms the weights and the op
                                            columns; the group's reader zero on them
     add_actions     primary actions        new rows of the action embeddings (random) and the target gate (0);
                                            the env's mask keeps them unavailable where it did not offer them
-    add_vocabulary  items / abilities      new rows of item_embed / ability_embed (random); ids are appended
+    add_vocabulary  items / abilities /    new rows of item_embed / ability_embed / hero_embed (random); ids are
+                    heroes                 appended (a patch's new heroes and their abilities come after the old)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import torch
@@ -175,8 +176,10 @@ def add_features(tensors: dict[str, torch.Tensor], fill: Fill, group: str, old: 
         columns("hero_net.0.weight", torch.cat([front(old), new + torch.arange(rest)]))
     elif group == "modifiers":
         h = heroes_width
-        columns("hero_net.0.weight", torch.cat([front(h)] + [h + m * new + torch.arange(old)
-                                                             for m in range(n_modifiers)]), n_modifiers)
+        rest = t["hero_net.0.weight"].shape[1] - h - n_modifiers * old if "hero_net.0.weight" in t else 0
+        per_modifier = [h + m * new + torch.arange(old) for m in range(n_modifiers)]
+        columns("hero_net.0.weight", torch.cat([front(h), *per_modifier, h + n_modifiers * new + torch.arange(rest)]),
+                n_modifiers)
     elif group in ("minimap", "nearby_map"):
         columns("minimap_net.0.weight" if group == "minimap" else "nearby_net.0.weight", front(old))
     else:  # global, allied_heroes, pickups, previous_action: columns of the trunk's input
@@ -195,11 +198,16 @@ def add_actions(tensors: dict[str, torch.Tensor], fill: Fill, old: int, new: int
     return t
 
 
+VOCABULARIES = {"items": ("item_embed.weight", "n_items"), "abilities": ("ability_embed.weight", "n_abilities"),
+                "heroes": ("hero_embed.weight", "n_heroes")}  # kind: (its embedding table, its GameSizes count)
+
+
 def add_vocabulary(tensors: dict[str, torch.Tensor], fill: Fill, kind: str, old: int, new: int
                    ) -> dict[str, torch.Tensor]:
-    """Items or abilities (``kind``) ``old`` -> ``new`` in the game's tables, appended (existing ids unchanged):
-    new rows of the embedding (row 0 is "none", row id + 1 is id), small random. Old ids look up the same rows."""
-    key = {"items": "item_embed.weight", "abilities": "ability_embed.weight"}[kind]
+    """Items, abilities or heroes (``kind``) ``old`` -> ``new`` in the game's tables, appended (existing ids
+    unchanged): new rows of the embedding (row 0 is "none", row id + 1 is id), small random, as at initialisation.
+    Old ids look up the same rows, so the policy computes the same function for every old hero, ability and item."""
+    key = VOCABULARIES[kind][0]
     t = dict(tensors)
     _put(t, key, lambda w: embed(w, fill.random((new + 1, w.shape[1])), [front(old + 1), None]))
     return t
@@ -227,13 +235,17 @@ class Step:
 
 def sizes_of(state_dict: dict[str, torch.Tensor]) -> GameSizes:
     """The game sizes a checkpoint was trained with, read from its tensors' shapes."""
+    if "hero_embed.weight" not in state_dict:
+        raise SurgeryError("this run's checkpoint was written before hero embeddings (its weights have no hero_embed "
+                           "table: a fivestack from before the 17-hero patch, whose policy read the hero slot as a "
+                           "one-hot); no transform turns a slot into an identity: train a new run")
     features = {}
     for group in FEATURE_GROUPS:
         key = f"norms.obs_{group}.mean"
         features[group] = (state_dict["unit_rel.weight"].shape[1] if group == "unit_rel"
                            else state_dict[key].shape[0])
     return GameSizes(features, state_dict["action_embed.weight"].shape[0], state_dict["item_embed.weight"].shape[0] - 1,
-                     state_dict["ability_embed.weight"].shape[0] - 1)
+                     state_dict["ability_embed.weight"].shape[0] - 1, state_dict["hero_embed.weight"].shape[0] - 1)
 
 
 # policy keys no transform changes (goal_inputs: the asymmetric self-play goal of system/asp_moba.py)
@@ -249,7 +261,7 @@ def plan(old: Spec, new: Spec) -> list[Step]:
         if a != b:
             raise SurgeryError(f"policy.{name} changes from {a} to {b}, and no surgery transform handles that; keep "
                                f"policy.{name} = {a} in the --to config (surgery can widen policy.lstm_size and "
-                               f"policy.trunk, and add features, actions, items and abilities)")
+                               f"policy.trunk, and add features, actions, items, abilities and heroes)")
     for name in ("lstm_size", "trunk"):
         a, b = getattr(old.config, name), getattr(new.config, name)
         if b < a:
@@ -259,26 +271,26 @@ def plan(old: Spec, new: Spec) -> list[Step]:
     shrinks = [f"{g} features {old.sizes.features[g]} -> {new.sizes.features[g]}" for g in FEATURE_GROUPS
                if new.sizes.features[g] < old.sizes.features[g]]
     shrinks += [f"{n} {getattr(old.sizes, n)} -> {getattr(new.sizes, n)}" for n in ("n_primary", "n_items",
-                                                                                    "n_abilities")
+                                                                                    "n_abilities", "n_heroes")
                 if getattr(new.sizes, n) < getattr(old.sizes, n)]
     if shrinks:
         raise SurgeryError(f"the game offers fewer than the run was trained on ({'; '.join(shrinks)}); surgery never "
                            f"removes inputs or actions (the paper kept deprecated observations, set to a constant): "
                            f"keep them in the game")
     steps: list[Step] = []
-    sizes = GameSizes(dict(old.sizes.features), old.sizes.n_primary, old.sizes.n_items, old.sizes.n_abilities)
+    sizes = replace(old.sizes, features=dict(old.sizes.features))
     for group in FEATURE_GROUPS:
         a, b = old.sizes.features[group], new.sizes.features[group]
         if b == a:
             continue
-        before = Spec(old.config, GameSizes(dict(sizes.features), sizes.n_primary, sizes.n_items, sizes.n_abilities))
+        before = Spec(old.config, replace(sizes, features=dict(sizes.features)))
         sizes.features[group] = b
-        after = Spec(old.config, GameSizes(dict(sizes.features), sizes.n_primary, sizes.n_items, sizes.n_abilities))
+        after = Spec(old.config, replace(sizes, features=dict(sizes.features)))
         parts = (trunk_inputs(before.config, before.sizes), trunk_inputs(after.config, after.sizes))
         steps.append(Step(f"add {b - a} feature(s) to the {group} observations ({a} -> {b})",
                           lambda t, f, g=group, a=a, b=b, p=parts, h=before.sizes.features["heroes"]:
                           add_features(t, f, g, a, b, trunk_parts=p, heroes_width=h)))
-    for kind, attr in (("items", "n_items"), ("abilities", "n_abilities")):
+    for kind, (_, attr) in VOCABULARIES.items():
         a, b = getattr(old.sizes, attr), getattr(new.sizes, attr)
         if b > a:
             steps.append(Step(f"add {b - a} {kind} to the vocabulary ({a} -> {b})",

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from fivestack.model.policy import GameSizes, Policy
+from fivestack.model.policy import ALL_GROUPS, GameSizes, Policy
 from fivestack.surgery.transforms import FEATURE_GROUPS
 
 TOLERANCE = 1e-5
@@ -79,7 +79,9 @@ class Probe:
                      self.actions[:sequences], self.mode)
 
     def fits(self, policy: Policy) -> bool:
-        """Recorded for a model of ``policy``'s LSTM width and observation layout."""
+        """Recorded for a model of ``policy``'s LSTM width and observation layout (every group it reads)."""
+        if any(name not in self.obs for name in ALL_GROUPS):
+            return False
         widths = {g: self.obs[g].shape[-1] for g in FEATURE_GROUPS}
         return (self.h0.shape[-1] == policy.config.lstm_size and widths == policy.sizes.features
                 and self.obs["primary_mask"].shape[-1] == policy.sizes.n_primary)

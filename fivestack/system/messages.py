@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fivestack.model.policy import FLOAT_HERO_GROUPS, MASK_GROUPS
+from fivestack.model.policy import FLOAT_HERO_GROUPS, HERO_INT_GROUPS, MASK_GROUPS
 
-HERO_AXIS_GROUPS = FLOAT_HERO_GROUPS + MASK_GROUPS  # groups with a per-hero axis after the team axis
+HERO_AXIS_GROUPS = FLOAT_HERO_GROUPS + MASK_GROUPS + HERO_INT_GROUPS  # groups with a per-hero axis after the team axis
 
 
 @dataclass

@@ -63,7 +63,7 @@ def active_heroes(mode: str) -> np.ndarray:
 
 
 # Team groups with a row per hero of the game (all ten): a team sees at most the heroes in play.
-ALL_HEROES_GROUPS = ("heroes", "modifiers", "items", "abilities", "item_ids", "ability_ids")
+ALL_HEROES_GROUPS = ("heroes", "modifiers", "items", "abilities", "item_ids", "ability_ids", "hero_ids")
 
 
 def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.ndarray]:

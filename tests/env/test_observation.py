@@ -10,7 +10,7 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game import kernels
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import (
-    ALIVE, FRAMES_PER_SECOND, G_FRAME, HP, HP_MAX, K_HERO, K_TOWER, SLOT_BUILDINGS, SLOT_CREEPS, X, Y,
+    ALIVE, FRAMES_PER_SECOND, G_FRAME, HERO_TYPE, HP, HP_MAX, K_HERO, K_TOWER, SLOT_BUILDINGS, SLOT_CREEPS, X, Y,
 )
 
 MULTI_COLUMN = {"U_KIND": 11, "U_HP_DELTA": 5}
@@ -95,6 +95,8 @@ def test_fog_hides_enemy_hero_exactly_outside_vision(env, night):
     hidden = env.obs["units"][0, 0, 5]
     assert np.all(hidden == 0.0), "an enemy hero outside every vision radius must be a row of zeros"
     assert np.all(env.obs["heroes"][0, 0, 5] == 0.0)
+    assert np.all(env.obs["ability_ids"][0, 0, 5] == -1)  # nor its abilities
+    assert env.obs["hero_ids"][0, 0, 5] == env.game.state.hi[0, 5, HERO_TYPE]  # who it is is public (the lineups)
     assert env.obs["target_mask"][0, 0, 2, 5] == 0  # and cannot be targeted
     place_alone(env, centre, (centre[0] + radius - 60.0, centre[1]))
     refresh(env)
@@ -102,8 +104,24 @@ def test_fog_hides_enemy_hero_exactly_outside_vision(env, night):
     assert seen[sp.U_SEEN] == 1.0 and seen[sp.U_ENEMY] == 1.0
     assert seen[sp.U_X] == pytest.approx((centre[0] + radius - 60.0) / 8000.0 - 1.0)
     assert env.obs["target_mask"][0, 0, 2, 5] == 1  # attack may target it now
+    assert env.obs["hero_ids"][0, 0, 5] == env.game.state.hi[0, 5, HERO_TYPE]
     # Dire always sees its own hero
     assert env.obs["units"][0, 1, 5, sp.U_SEEN] == 1.0
+
+
+def test_hero_and_ability_ids_are_rows_of_the_patch_tables(env):
+    """Who a hero is reaches the observation as integers the policy embeds: ``hero_ids`` / ``own_hero_id`` are the
+    hero's type (its row of patch.heroes), ``ability_ids`` its abilities' rows of the ability table, so a hero
+    added to the patch is a new id with its own embedding rows."""
+    hi, patch = env.game.state.hi, env.game.patch
+    assert env.obs["own_hero_id"][0].tolist() == hi[0, :, HERO_TYPE].tolist()
+    assert env.obs["hero_ids"][0, 0, :5].tolist() == hi[0, :5, HERO_TYPE].tolist()  # a team always sees its own
+    hi[0, 3, HERO_TYPE] = 1  # Radiant's fourth hero becomes the second hero of the patch
+    refresh(env)
+    assert env.obs["hero_ids"][0, 0, 3] == 1 and env.obs["own_hero_id"][0, 3] == 1
+    second = patch.heroes[1]
+    assert [patch.abilities[a].name for a in env.obs["ability_ids"][0, 0, 3]] == [a.name for a in second.abilities]
+    assert env.obs["ability_ids"][0, 0, 3].tolist() == [4, 5, 6, 7]  # hero 1's four rows, after hero 0's
 
 
 def test_masks_agree_with_the_engine(env):

@@ -35,7 +35,7 @@ def assert_exact(report):
 
 
 def sizes_with(sizes: GameSizes, **changes) -> GameSizes:
-    out = GameSizes(dict(sizes.features), sizes.n_primary, sizes.n_items, sizes.n_abilities)
+    out = dataclasses.replace(sizes, features=dict(sizes.features))
     for key, value in changes.items():
         if key in out.features:
             out.features[key] = value
@@ -120,10 +120,22 @@ def test_added_items_and_abilities_are_exact(recorded):
     assert torch.equal(policy.item_embed.weight[:old.n_items + 1], recorded.policy.item_embed.weight)
 
 
+def test_added_heroes_are_exact_and_old_heroes_keep_their_rows(recorded):
+    """A patch with more heroes (and their abilities): new rows of hero_embed and ability_embed; the recorded
+    games' heroes (every old id) compute the same function to the tolerance, their rows unchanged exactly."""
+    old = recorded.spec.sizes
+    policy, report = operate(recorded, sizes=sizes_with(old, n_heroes=old.n_heroes + 12,
+                                                        n_abilities=old.n_abilities + 48))
+    assert_exact(report)
+    assert policy.hero_embed.weight.shape[0] == old.n_heroes + 13  # + the "none" row
+    assert torch.equal(policy.hero_embed.weight[:old.n_heroes + 1], recorded.policy.hero_embed.weight)
+    assert torch.equal(policy.ability_embed.weight[:old.n_abilities + 1], recorded.policy.ability_embed.weight)
+
+
 def test_every_transform_at_once_is_exact(recorded):
     old = recorded.spec.sizes
     sizes = sizes_with(old, **{g: w + 1 for g, w in old.features.items()}, n_primary=old.n_primary + 1,
-                       n_items=old.n_items + 1, n_abilities=old.n_abilities + 1)
+                       n_items=old.n_items + 1, n_abilities=old.n_abilities + 1, n_heroes=old.n_heroes + 1)
     config = dataclasses.replace(recorded.spec.config, lstm_size=48, trunk=80)
     policy, report = operate(recorded, config, sizes)
     assert_exact(report)

@@ -60,6 +60,10 @@ def synthetic_obs(lead: tuple[int, ...], rng: np.random.Generator, all_valid: bo
     obs["item_ids"] = rng.integers(-1, len(patch.items), (*lead, *sp.TEAM_INT_GROUPS["item_ids"])).astype(np.int32)
     obs["ability_ids"] = rng.integers(-1, len(patch.ability_table),
                                       (*lead, *sp.TEAM_INT_GROUPS["ability_ids"])).astype(np.int32)
+    obs["hero_ids"] = np.where(obs["heroes"][..., sp.HX_SEEN] > 0,
+                               rng.integers(0, patch.n_heroes, (*lead, *sp.TEAM_INT_GROUPS["hero_ids"])), -1
+                               ).astype(np.int32)
+    obs["own_hero_id"] = rng.integers(0, patch.n_heroes, (*lead, K)).astype(np.int32)
     for name, shape in sp.HERO_GROUPS.items():
         obs[name] = rng.normal(size=(*lead, K, *shape)).astype(np.float32)
     for name, shape in sp.HERO_MASK_GROUPS.items():
