@@ -3,23 +3,22 @@
 
 The policy: a run's version (``--run RUN[:VERSION]``, its patch's heroes) or, by default, a freshly initialised
 policy of the default ``PolicyConfig`` (the width a run trains with) on ``stub_patch(--heroes)`` (the game's
-heroes and renamed copies, while the game has fewer than 17). The forward pass's cost does not depend on the
-weights.
+heroes, and renamed copies while the game has fewer). The forward pass's cost does not depend on the weights.
 
-1. ``plain``: ``--sample`` random lineups scored one game per lineup, at each ``--batches`` size (games per
-   env): lineups per CPU-second, and the full table's projected CPU time (C(n,5) * C(n-5,5) lineups / rate).
-2. ``separable``: the team tables (2 * C(n,5) team games, after the separability check) timed for real, then
-   every lineup's score read from them (the precompute's batches of 65,536 into a ``.npy`` with its progress
-   file, as ``fivestack draft RUN`` does): CPU seconds of each part, the total, and lineups per CPU-second.
-3. ``equal``: the plain scores of the sample against the separable table's (max absolute difference).
-4. ``search``: a full draft on the real table (the search picking both sides, Radiant first, one Drafter whose
-   cache carries over): the slowest pick's wall and CPU seconds (the bar: < 30 s).
+1. ``plain``: ``--sample`` random lineups scored (one game and two team forward passes per lineup) at each
+   ``--batches`` size (games per env reset): lineups per CPU-second, and the full table's projected CPU hours
+   (C(n,5) * C(n-5,5) lineups / rate).
+2. ``parts``: where a lineup's CPU goes, per lineup at batch 64: the env reset and first observation, the
+   policy's encoder (of which the trunk layer), and the LSTM step.
+3. with ``--full``: the real table (every lineup, batches of 4,096, into a ``.npy`` with its progress file, as
+   ``fivestack draft RUN`` does; hours on 17 heroes) and a full draft on it (the search picking both sides,
+   Radiant first, one Drafter whose cache carries over): its slowest pick (the bar: < 30 s).
 
 CPU seconds are this process's (``time.process_time``), torch and Numba single-threaded; the machine may be
 shared, so wall seconds are reported beside them but are not the figure.
 
 Usage: ``python benchmarks/draft_policy.py [--run RUN[:VERSION]] [--heroes 17] [--sample 512]
-[--batches 64,256] [--seed 0] [--no-full]``
+[--batches 16,64,256] [--seed 0] [--full]``
 """
 
 from __future__ import annotations
@@ -43,14 +42,43 @@ def timed(fn):
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
+def parts(scorer, radiant: np.ndarray, dire: np.ndarray, repeats: int = 5) -> dict:
+    """CPU microseconds per lineup of each part of scoring ``len(radiant)`` lineups in one batch."""
+    from fivestack.draft.policy_scorer import team_win_probabilities
+    from fivestack.system.rollout import active_heroes, team_view
+
+    b = len(radiant)
+
+    def cpu(fn):
+        start = time.process_time()
+        for _ in range(repeats):
+            fn()
+        return round((time.process_time() - start) / repeats / b * 1e6, 1)
+
+    obs = {k: v.copy() for k, v in scorer.observe(radiant, dire).items()}
+    view = {k: torch.from_numpy(v) for k, v in team_view(obs, active_heroes("5v5")).items()}
+    slots = torch.from_numpy(np.tile(active_heroes("5v5"), (b, 1)).astype(np.int64))
+    policy = scorer.policy
+    with torch.no_grad():
+        features, _ = policy.encode(view, slots)
+        trunk_in = torch.zeros(2 * b, 5, policy.trunk[0].in_features)
+        state = policy.initial_state(2 * b * 5)
+        return {"score": cpu(lambda: scorer.score(radiant, dire)),
+                "reset_and_observe": cpu(lambda: scorer.observe(radiant, dire)),
+                "forward": cpu(lambda: team_win_probabilities(policy, obs)),
+                "encode": cpu(lambda: policy.encode(view, slots)),
+                "of_which_trunk_layer": cpu(lambda: policy.trunk(trunk_in)),
+                "lstm_step": cpu(lambda: policy.core_step(features, state, torch.ones(2 * b)))}
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--run", default=None)
     parser.add_argument("--heroes", type=int, default=17)
     parser.add_argument("--sample", type=int, default=512)
-    parser.add_argument("--batches", default="64,256")
+    parser.add_argument("--batches", default="16,64,256")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-full", action="store_true", help="skip the real separable table and the search")
+    parser.add_argument("--full", action="store_true", help="score the whole table and draft on it (hours)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
 
@@ -61,17 +89,17 @@ def main(argv=None) -> dict:
     from fivestack.draft.stub import stub_patch
     from fivestack.model.policy import Policy, PolicyConfig
 
-    def build(batch: int, mode: str) -> PolicyScorer:
+    def build(batch: int) -> PolicyScorer:
         if args.run:
-            return PolicyScorer.from_run(args.run, batch=batch, mode=mode)[0]
-        return PolicyScorer(policy, patch, np.arange(args.heroes), pool, batch=batch, mode=mode)
+            return PolicyScorer.from_run(args.run, batch=batch)[0]
+        return PolicyScorer(policy, patch, np.arange(args.heroes), pool, batch=batch)
 
     if not args.run:
         torch.manual_seed(args.seed)
         patch = stub_patch(args.heroes)
         policy = Policy(PolicyConfig(), patch).eval()
         pool = HeroPool(tuple(h.name for h in patch.heroes))
-    probe = build(64, "plain")
+    probe = build(64)
     n = probe.pool.n
     count = lineup_count(n)
     index = LineupIndex.of(n)
@@ -86,7 +114,7 @@ def main(argv=None) -> dict:
               "load_avg": list(os.getloadavg())}
     plain = {}
     for batch in (int(b) for b in args.batches.split(",")):
-        scorer = build(batch, "plain")
+        scorer = build(batch)
         scores, wall, cpu = timed(lambda: scorer.score(radiant, dire))
         plain[batch] = {"lineups": len(ranks), "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
                         "lineups_per_cpu_s": round(len(ranks) / cpu, 1),
@@ -95,24 +123,16 @@ def main(argv=None) -> dict:
     best = max(plain.values(), key=lambda p: p["lineups_per_cpu_s"])
     result["plain_full_table_cpu_hours"] = best["full_table_cpu_hours"]
 
-    if not args.no_full:
-        scorer = build(max(int(b) for b in args.batches.split(",")), "auto")
-        (_, tables_wall, tables_cpu) = timed(lambda: (scorer.separable(), scorer.team_values()))
+    result["parts_us_per_lineup"] = parts(probe, radiant[:64], dire[:64])
+    if args.full:
+        scorer = build(64)
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "table.npy"
             table, fill_wall, fill_cpu = timed(lambda: precompute(path, scorer.pool, scorer, scorer.name,
-                                                                   show_progress=False))
+                                                                   batch_size=4096, show_progress=False))
             values = np.array(table.values)
-        separable_scores = values[ranks]
-        result["separable"] = {
-            "mode": scorer.mode, "team_games": scorer.games_played,
-            "tables_cpu_s": round(tables_cpu, 2), "tables_wall_s": round(tables_wall, 2),
-            "fill_cpu_s": round(fill_cpu, 2), "fill_wall_s": round(fill_wall, 2),
-            "total_cpu_s": round(tables_cpu + fill_cpu, 2),
-            "lineups_per_cpu_s": round(count / (tables_cpu + fill_cpu), 0)}
-        result["equal"] = {"max_abs_diff_plain_vs_table": float(np.abs(scores.astype(np.float32)
-                                                                         - separable_scores).max()),
-                           "lineups_compared": len(ranks)}
+        result["full"] = {"cpu_s": round(fill_cpu, 1), "wall_s": round(fill_wall, 1),
+                          "lineups_per_cpu_s": round(count / fill_cpu, 1)}
         drafter, build_wall, build_cpu = timed(lambda: Drafter(values, n, radiant_first=True))
         r, d, picks = [], [], []
         for side in pick_sides(True):

@@ -522,7 +522,9 @@ def draft_command(
                                                   "comma-separated names for the stub scorer. With RUN: some of "
                                                   "the run's heroes by name (default: all of its patch's)."),
     stub_seed: int = typer.Option(0, "--stub-seed", help="Without RUN: the stub scorer's seed."),
-    batch_size: int = typer.Option(65536, "--batch-size", help="Lineups per scorer call when precomputing."),
+    batch_size: int = typer.Option(None, "--batch-size", help="Lineups per scorer call when precomputing, each "
+                                                              "written before the next (default 65536 for the stub, "
+                                                              "4096 for a run's policy: a few seconds each)."),
     games: int = typer.Option(64, "--games", help="With RUN: games per batch of the policy scorer."),
     seed: int = typer.Option(0, "--seed", help="With RUN: the seed every scored game is reset with."),
     threads: int = typer.Option(1, "--threads", help="With RUN: torch threads of the policy's forward passes."),
@@ -549,8 +551,8 @@ def draft_command(
             if threads < 1:
                 raise DraftError(f"--threads must be at least 1, got {threads}")
             torch.set_num_threads(threads)
-            table = draft_run(run, table=table, pool=pool, precompute_only=precompute or view, batch_size=batch_size,
-                              scorer_batch=games, seed=seed, first=first, human=human)
+            table = draft_run(run, table=table, pool=pool, precompute_only=precompute or view,
+                              batch_size=batch_size or 4096, scorer_batch=games, seed=seed, first=first, human=human)
             if precompute or not view:
                 return
         elif table is None:
@@ -567,8 +569,8 @@ def draft_command(
             return
         from fivestack.draft.play import draft_command as run_table
 
-        run_table(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size, first=first,
-                  human=human)
+        run_table(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size or 65536,
+                  first=first, human=human)
     except DraftError as exc:
         _fail(str(exc))
 

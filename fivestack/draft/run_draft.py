@@ -7,8 +7,8 @@
 2. the table: ``--table FILE``, else ``RUN/draft/vVERSION.npy`` (the patch's whole pool) or
    ``RUN/draft/vVERSION-pool-TAG.npy`` (a ``--pool`` of some of its heroes). Its progress file records the
    source ``{"run": NAME, "version": V}``; a table of another run or version, pool or scorer is refused with one
-   error. An unfinished table is scored (first the team tables, then every lineup in batches, each with a rich
-   progress bar; a kill loses at most one batch and the same command resumes);
+   error. An unfinished table is scored (every lineup in batches, with a rich progress bar; a kill loses at most
+   one batch and the same command resumes);
 3. unless ``precompute_only``, the interactive draft on it (``fivestack.draft.play.run_draft``).
 """
 
@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from fivestack.draft.lineups import DraftError
 from fivestack.draft.play import HUMAN_SIDES, run_draft
@@ -36,7 +35,7 @@ def default_table(run: Path, version: int, scorer: PolicyScorer) -> Path:
 
 
 def draft_run(spec: str, table: Path | None = None, pool: str | None = None, precompute_only: bool = False,
-              batch_size: int = 65536, scorer_batch: int = 64, seed: int = 0, mode: str = "auto",
+              batch_size: int = 4096, scorer_batch: int = 64, seed: int = 0,
               first: str = "radiant", human: str = "radiant", stdin: TextIO | None = None,
               out: TextIO | None = None, show_progress: bool = True) -> Path:
     """What ``fivestack draft RUN[:VERSION]`` runs (see the module docstring); returns the table's path. Raises
@@ -53,8 +52,7 @@ def draft_run(spec: str, table: Path | None = None, pool: str | None = None, pre
     except ValueError as exc:
         raise DraftError(str(exc)) from None
     console = Console(stderr=True, highlight=False)
-    scorer, version = PolicyScorer.from_run(spec, pool, seed=seed, batch=scorer_batch, mode=mode,
-                                            say=lambda line: console.print(line, markup=False))
+    scorer, version = PolicyScorer.from_run(spec, pool, seed=seed, batch=scorer_batch)
     table = Path(table) if table is not None else default_table(run, version, scorer)
     source = {"run": run.resolve().name, "version": version}
     score_and_draft(scorer, table, source, precompute_only, batch_size, first, human, stdin, out, console,
@@ -63,7 +61,7 @@ def draft_run(spec: str, table: Path | None = None, pool: str | None = None, pre
 
 
 def score_and_draft(scorer: PolicyScorer, table: Path, source: dict, precompute_only: bool = False,
-                    batch_size: int = 65536, first: str = "radiant", human: str = "radiant",
+                    batch_size: int = 4096, first: str = "radiant", human: str = "radiant",
                     stdin: TextIO | None = None, out: TextIO | None = None, console: Console | None = None,
                     show_progress: bool = True) -> None:
     """Steps 2 and 3 of the module docstring for a built scorer: finish (or check) the table, then draft."""
@@ -75,12 +73,6 @@ def score_and_draft(scorer: PolicyScorer, table: Path, source: dict, precompute_
         check_source(table, existing.source, source)
     if existing is None or not existing.complete:
         wall, cpu = time.perf_counter(), time.process_time()
-        if scorer.separable():
-            columns = [TextColumn("[bold]scoring teams"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
-            with Progress(*columns, console=console, disable=not show_progress) as bar:
-                task = bar.add_task("teams", total=None)
-                scorer.progress = lambda done, total: bar.update(task, completed=done, total=total)
-                scorer.team_values()
         done = precompute(table, scorer.pool, scorer, scorer.name, batch_size=batch_size, console=console,
                           show_progress=show_progress, source=source)
         out.write(f"scored {len(done.values):,} lineups of {scorer.pool.n} heroes with {scorer.name} "

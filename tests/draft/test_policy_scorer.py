@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from fivestack.cli import app
 from fivestack.draft.lineups import DraftError, HeroPool, LineupIndex, lineup_count
-from fivestack.draft.policy_scorer import PolicyScorer, check_separable, radiant_share, team_win_probabilities
+from fivestack.draft.policy_scorer import PolicyScorer, radiant_share, team_win_probabilities
 from fivestack.draft.precompute import load_table, precompute
 from fivestack.draft.run_draft import score_and_draft
 from fivestack.draft.stub import StubWinProbability, stub_patch
@@ -68,55 +68,36 @@ def test_batched_equals_one_lineup_at_a_time(policy, patch):
     rows = np.random.default_rng(0).choice(index.count, 12, replace=False)
     radiant, dire = zip(*(index.unrank(int(r), int(r) + 1) for r in rows))
     radiant, dire = np.concatenate(radiant), np.concatenate(dire)
-    batched = make_scorer(policy, patch, batch=12, mode="plain").score(radiant, dire)
-    single = make_scorer(policy, patch, batch=1, mode="plain")
+    batched = make_scorer(policy, patch, batch=12).score(radiant, dire)
+    single = make_scorer(policy, patch, batch=1)
     one_by_one = np.array([single.score(radiant[i:i + 1], dire[i:i + 1])[0] for i in range(12)])
     np.testing.assert_allclose(batched, one_by_one, rtol=0, atol=1e-6)
     # the order of heroes within a team does not matter: the scorer plays a set in ascending order
-    np.testing.assert_array_equal(batched, make_scorer(policy, patch, mode="plain").score(radiant[:, ::-1], dire))
+    np.testing.assert_array_equal(batched, make_scorer(policy, patch).score(radiant[:, ::-1], dire))
     assert np.ptp(batched) > 1e-3  # the lineups are told apart
 
 
-def test_separable_table_equals_the_plain_table(policy, patch):
-    """The whole table, two ways: one game per lineup, and every team once (2 * C(11, 5) = 924 team games, not 2,772)."""
-    plain = make_scorer(policy, patch, mode="plain")
-    auto = make_scorer(policy, patch, mode="auto")
-    index = LineupIndex.of(N)
-    radiant, dire = index.unrank(0, index.count)
-    a = plain(radiant, dire)
-    b = auto(radiant, dire)
-    # separable: every 5-set once per side, plus the check's 2 sides x 6 own sets x 3 enemy sets
-    assert auto.mode == "separable" and auto.games_played == 2 * 462 + 36
-    assert plain.games_played == lineup_count(N)
-    np.testing.assert_allclose(a, b, rtol=0, atol=1e-6)
-    # swapping the sides is another lineup: Radiant's and Dire's view of the same five differ
-    swapped = auto(dire, radiant)
-    assert np.abs(swapped - (1 - b)).max() > 1e-4
-
-
-def test_check_separable_can_fail(policy, patch):
-    """A deliberate fault (the enemy's hero types written into a team's global observation) is caught, and
-    ``auto`` then scores lineup by lineup."""
-
-    class Leaky(PolicyScorer):
-        def observe(self, radiant, dire):
-            obs = super().observe(radiant, dire)
-            obs["global"][:, 0, 0] = np.sort(dire, 1)[:, 0]
-            return obs
-
-    pool = HeroPool(tuple(h.name for h in patch.heroes[:N]))
-    leaky = Leaky(policy, patch, np.arange(N), pool)
-    ok, why = check_separable(leaky)
-    assert not ok and "Radiant's 'global' observation changes with the enemy's heroes" in why
-    radiant, dire = LineupIndex.of(N).unrank(0, 4)
-    leaky(radiant, dire)
-    assert leaky.mode == "plain" and leaky.games_played >= 4
-    assert check_separable(make_scorer(policy, patch)) == (True, "")
+def test_both_lineups_count_and_not_additively():
+    """Both lineups are public at the first frame, so Radiant's score depends on Dire's heroes, and not as a
+    Radiant term plus a Dire term: the gap between two Dire teams differs against two Radiant teams (what lets
+    the search counter-pick). Swapping the sides is another lineup, not 1 - p."""
+    patch12 = stub_patch(12)
+    torch.manual_seed(4)
+    model = Policy(PolicyConfig(lstm_size=32, trunk=64), patch12).eval()
+    with torch.no_grad():
+        model.win_head.weight.normal_(0.0, 1.0)
+    scorer = PolicyScorer(model, patch12, np.arange(12), HeroPool(tuple(h.name for h in patch12.heroes)))
+    r1, r2, d1, d2 = [0, 1, 2, 3, 4], [0, 1, 2, 3, 5], [6, 7, 8, 9, 10], [6, 7, 8, 9, 11]
+    p = scorer.score(np.array([r1, r1, r2, r2]), np.array([d1, d2, d1, d2]))
+    assert abs(p[0] - p[1]) > 1e-5  # Dire's heroes move Radiant's win probability
+    assert abs((p[0] - p[1]) - (p[2] - p[3])) > 1e-6  # ... by how much depends on Radiant's
+    swapped = scorer.score(np.array([d1, d2]), np.array([r1, r1]))
+    assert np.abs(swapped - (1 - p[:2])).max() > 1e-5
 
 
 def test_a_policy_table_resumes_and_refuses_another_source(policy, patch, tmp_path):
     path = tmp_path / "t.npy"
-    scorer = make_scorer(policy, patch)
+    scorer = make_scorer(policy, patch, batch=256)
     source = {"run": "tiny", "version": 3}
     calls = []
 
