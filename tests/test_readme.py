@@ -42,7 +42,7 @@ def ability_effect(a: Ability) -> str:
     if a.damage:
         parts.append(f"{_per_level(a.damage, a.damage_per_level)} {DAMAGE_TYPES[a.damage_type]} damage")
     if a.heal:
-        parts.append(f"heal {_per_level(a.heal, a.heal_per_level)}")
+        parts.append(f"heal {_per_level(a.heal, a.heal_per_level)}" + (" hp/s" if a.aura else ""))
     if a.stun:
         parts.append(f"stun {a.stun:g} s")
     if a.slow:
@@ -59,15 +59,29 @@ def ability_effect(a: Ability) -> str:
     if a.buff_speed:
         buffs.append(f"+{a.buff_speed:.0%} move speed")
     if buffs:
-        parts.append(f"{', '.join(buffs)} for {a.buff_time:g} s")
+        parts.append(f"{', '.join(buffs)}" + (f" for {a.buff_time:g} s" if a.buff_time else ""))
+    if a.summon_count:
+        parts.append(f"summon {a.summon_count} (health {a.summon_hp:g}, damage {a.summon_damage:g}; +25%/level) "
+                     f"for {a.summon_time:g} s")
+    if a.invisible_time:
+        parts.append(f"invisible {a.invisible_time:g} s")
+    if a.channel_time:
+        parts.append(f"channelled {a.channel_time:g} s (lands each second)")
+    if a.blink:
+        parts.append("blink to the point")
+    if a.aura:
+        parts.append("passive aura (+50%/level)")
+    if a.global_cast:
+        parts.append("global")
     if a.radius:
         parts.append(f"radius {a.radius:g}")
     if a.cast_range:
         parts.append(f"range {a.cast_range:g}")
     if a.projectile_speed:
         parts.append(f"projectile {a.projectile_speed:g}/s")
-    parts.append(f"mana {_per_level(a.mana, a.mana_per_level)}")
-    parts.append(f"cooldown {_per_level(a.cooldown, a.cooldown_per_level, ' s')}")
+    if not a.aura:
+        parts.append(f"mana {_per_level(a.mana, a.mana_per_level)}")
+        parts.append(f"cooldown {_per_level(a.cooldown, a.cooldown_per_level, ' s')}")
     numbers = "; ".join(parts)
     return f"{a.description[:1].upper()}{a.description[1:]}. {numbers[:1].upper()}{numbers[1:]}"
 

@@ -89,7 +89,10 @@ HOME_Y = 28
 PROJ_SPEED = 29  # 0 = melee
 BOUNTY_GOLD = 30
 BOUNTY_XP = 31
-N_UF = 32
+AURA_ARMOR = 32  # armor, attack damage and hp/s from allied auras (heroes; refreshed every 10 frames)
+AURA_DAMAGE = 33
+AURA_REGEN = 34
+N_UF = 35
 
 # ---------------------------------------------------------------- unit int fields: ui[g, u, FIELD]
 ALIVE = 0
@@ -116,7 +119,10 @@ DOUBLE_DAMAGE = 20  # frames left of the power rune
 HASTE = 21  # frames left of the power rune
 KILLER = 22  # unit that dealt the killing blow, -1 none
 KILLER_HERO = 23  # hero credited with the killing blow, -1 none
-N_UI = 24
+INVISIBLE = 24  # frames left of invisibility (hidden from the enemy team's vision)
+LIFETIME = 25  # frames before a summoned unit expires; 0 for every other unit
+SUMMONER = 26  # the hero that summoned this unit (meaningful while LIFETIME > 0)
+N_UI = 27
 
 HP_HISTORY_LEN = 16
 
@@ -129,6 +135,7 @@ O_HOLD = 4
 O_TELEPORT = 5  # channelling a town portal
 O_ATTACK_MOVE = 6
 O_PICKUP = 7
+O_CHANNEL = 8  # channelling an ability (hi CAST_ABILITY, CAST_TARGET, hf CAST_X/Y; hi CHANNEL_LEFT)
 
 # ---------------------------------------------------------------- hero float fields: hf[g, h, FIELD]
 STR = 0
@@ -167,7 +174,8 @@ ASSIGNED_LANE = 18
 ACTIVE = 19  # hero takes part in this game (1v1 mid uses two)
 INVALID_ACTIONS = 20
 BUILD_POS = 21  # next entry of the scripted item build
-N_HI = 22
+CHANNEL_LEFT = 22  # frames of channelling left (O_CHANNEL)
+N_HI = 23
 
 # ---------------------------------------------------------------- items: items[g, h, slot, FIELD]
 N_INVENTORY = 6

@@ -9,7 +9,7 @@ Map of this file:
   declaration order (a tuple field such as a hero's ``attributes`` spreads over the sub-columns named once in
   ``HERO_COMPOSITES``; names, descriptions and builds stay out). Adding a field therefore moves the columns
   and their constants together.
-* the dataclasses and their data: ``Ability``, ``Hero`` (``HEROES``), ``Item`` (``ITEMS``), ``Creep``
+* the dataclasses and their data: ``Ability``, ``Hero`` (``HEROES``: in ``game.heroes``, re-exported), ``Item`` (``ITEMS``), ``Creep``
   (``CREEPS``: lane creeps, buildings, neutrals, courier) and ``Rules``.
 * the column constants the kernels index with (``H_*``, ``AB_*``, ``I_*``, ``C_*``, ``R_*``) and the creep
   table's rows (``CR_*``, ``CK``): each derived from the column lists, none typed by hand. They are plain
@@ -29,7 +29,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from fivestack.game.layout import T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET
+from fivestack.game.heroes import HEROES, Ability, Hero
+from fivestack.game.layout import T_NONE, T_POINT, T_UNIT
 
 PATCH_VERSION = "0.1"  # the default game, the one every benchmark measures
 
@@ -87,55 +88,6 @@ def table_row(record, composite: dict[str, tuple[str, ...]] | None = None, **rep
 
 
 @dataclass(frozen=True)
-class Ability:
-    name: str
-    target: int  # T_NONE / T_POINT / T_UNIT / T_UNIT_OFFSET
-    affects: int = 1  # 1 enemies, 2 allies, 3 self
-    cast_range: float = 0.0
-    radius: float = 0.0  # 0: only the target unit
-    damage: float = 0.0  # at level 1
-    damage_per_level: float = 0.0
-    damage_type: int = 1  # 0 physical, 1 magical, 2 pure
-    stun: float = 0.0  # seconds
-    slow: float = 0.0  # fraction
-    slow_time: float = 0.0
-    silence: float = 0.0
-    dot: float = 0.0  # damage per second (magical)
-    dot_time: float = 0.0
-    heal: float = 0.0  # at level 1
-    heal_per_level: float = 0.0
-    buff_armor: float = 0.0
-    buff_damage: float = 0.0
-    buff_speed: float = 0.0  # fraction
-    buff_time: float = 0.0
-    projectile_speed: float = 0.0  # 0 instant
-    mana: float = 100.0  # at level 1
-    mana_per_level: float = 10.0
-    cooldown: float = 10.0  # seconds at level 1
-    cooldown_per_level: float = -1.0  # negative: shorter
-    ultimate: bool = False
-    description: str = ""
-
-
-@dataclass(frozen=True)
-class Hero:
-    name: str
-    role: str
-    primary: int  # 0 STR, 1 AGI, 2 INT
-    attributes: tuple[float, float, float]
-    gains: tuple[float, float, float]
-    damage: float
-    attack_range: float
-    attack_time: float  # base attack time, seconds
-    speed: float
-    armor: float
-    projectile_speed: float  # 0 melee
-    abilities: tuple[Ability, Ability, Ability, Ability]
-    skill_build: tuple[int, ...]  # ability slot learnt at levels 1, 2, 3, ...
-    item_build: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class Item:
     name: str
     cost: float
@@ -158,92 +110,6 @@ class Item:
     charges: int = 0  # 0: not consumable
     description: str = ""
 
-
-# Skill builds: slot per level 1..25 (3 = ultimate at 6, 12, 18); a 4th ability level caps basics.
-_BUILD_NUKER = (0, 1, 0, 2, 0, 3, 0, 1, 1, 1, 2, 3, 2, 2, 4, 4, 4, 3, 4, 4, 4, 4, 4, 4, 4)
-_BUILD_CARRY = (1, 0, 1, 2, 1, 3, 1, 0, 0, 0, 2, 3, 2, 2, 4, 4, 4, 3, 4, 4, 4, 4, 4, 4, 4)
-
-HEROES: tuple[Hero, ...] = (
-    Hero(
-        "Bulwark", "tank", 0, (25, 14, 16), (3.2, 1.4, 1.6), 52, 150, 1.7, 295, 2.0, 0.0,
-        (
-            Ability("Shield Bash", T_UNIT, 1, 250, 0, 60, 35, 0, stun=1.4, mana=110, cooldown=12,
-                    description="strike one enemy: physical damage and a stun"),
-            Ability("Rally Cry", T_NONE, 2, 0, 900, buff_armor=6, buff_time=8, mana=80, cooldown=20,
-                    description="allies around gain armor"),
-            Ability("Earthshaker Stomp", T_NONE, 1, 0, 350, 80, 40, 1, slow=0.4, slow_time=3, mana=120,
-                    cooldown=14, description="magical damage and a slow around the caster"),
-            Ability("Unbreakable", T_NONE, 3, 0, 0, heal=350, heal_per_level=150, buff_armor=12, buff_time=10,
-                    mana=150, mana_per_level=50, cooldown=80, cooldown_per_level=-10, ultimate=True,
-                    description="heal self and harden for 10 s"),
-        ),
-        _BUILD_CARRY, ("poultice", "twig", "bracers", "striders", "vital_core", "chain_vest", "stun_maul",
-                       "troll_girdle", "plate", "waystone"),
-    ),
-    Hero(
-        "Vesper Blade", "carry", 1, (19, 24, 15), (2.0, 3.0, 1.4), 44, 150, 1.6, 310, 3.0, 0.0,
-        (
-            Ability("Lunge", T_POINT, 1, 600, 250, 50, 40, 0, mana=80, cooldown=11,
-                    description="a strike landing at a point: physical damage in an area"),
-            Ability("Venom Edge", T_UNIT, 1, 200, 0, 0, 0, 1, slow=0.3, slow_time=4, dot=25, dot_time=4,
-                    mana=70, cooldown=10, description="poison one enemy: damage over time and a slow"),
-            Ability("Windstep", T_NONE, 3, 0, 0, buff_speed=0.3, buff_damage=20, buff_time=5, mana=60,
-                    cooldown=16, description="move faster and hit harder for a while"),
-            Ability("Final Verdict", T_UNIT, 1, 300, 0, 250, 125, 2, mana=150, mana_per_level=50, cooldown=60,
-                    cooldown_per_level=-10, ultimate=True, description="pure damage to one enemy"),
-        ),
-        _BUILD_CARRY, ("poultice", "twig", "slippers", "striders", "fang", "swift_blade", "cleaver",
-                       "blink_charm", "war_blade", "waystone"),
-    ),
-    Hero(
-        "Cinder Oracle", "nuker", 2, (17, 15, 24), (1.7, 1.3, 3.2), 38, 600, 1.7, 290, 1.0, 900.0,
-        (
-            Ability("Flame Lance", T_UNIT, 1, 700, 0, 90, 50, 1, projectile_speed=1000, mana=100, cooldown=8,
-                    description="a projectile of magical damage"),
-            Ability("Ember Field", T_POINT, 1, 800, 300, 0, 0, 1, dot=30, dot_time=5, mana=110, cooldown=13,
-                    description="burning ground: damage over time in an area"),
-            Ability("Scatterflare", T_UNIT_OFFSET, 1, 800, 275, 70, 40, 1, slow=0.25, slow_time=2, mana=100,
-                    cooldown=10, description="a blast at an offset from a unit: damage and a slow"),
-            Ability("Skyfall", T_POINT, 1, 900, 400, 200, 100, 1, stun=1.5, mana=200, mana_per_level=75,
-                    cooldown=90, cooldown_per_level=-15, ultimate=True,
-                    description="a meteor: heavy magical damage and a stun in an area"),
-        ),
-        _BUILD_NUKER, ("clear_draught", "twig", "mantle", "striders", "wellspring", "sage_staff", "mending_charm",
-                       "blink_charm", "sage_staff", "waystone"),
-    ),
-    Hero(
-        "Grovekeeper", "support", 2, (18, 14, 22), (2.0, 1.2, 2.8), 36, 550, 1.7, 300, 1.0, 900.0,
-        (
-            Ability("Mend", T_UNIT, 2, 600, 0, heal=120, heal_per_level=60, mana=90, cooldown=9,
-                    description="heal one ally"),
-            Ability("Rootsnare", T_UNIT, 1, 650, 0, 40, 30, 1, stun=1.2, projectile_speed=900, mana=100,
-                    cooldown=12, description="a seed that roots one enemy: damage and a stun"),
-            Ability("Hush", T_POINT, 1, 700, 300, 0, 0, 1, silence=2.5, mana=90, cooldown=16,
-                    description="silence enemies in an area"),
-            Ability("Sanctuary", T_NONE, 2, 0, 900, heal=250, heal_per_level=125, buff_armor=5, buff_time=6,
-                    mana=200, mana_per_level=50, cooldown=100, cooldown_per_level=-15, ultimate=True,
-                    description="heal and shield allies around"),
-        ),
-        _BUILD_NUKER, ("poultice", "clear_draught", "mantle", "striders", "wellspring", "mending_charm", "vital_core",
-                       "sage_staff", "plate", "waystone"),
-    ),
-    Hero(
-        "Tempest Warden", "disabler", 1, (18, 21, 19), (2.0, 2.6, 2.0), 40, 500, 1.7, 305, 2.0, 1100.0,
-        (
-            Ability("Static Coil", T_NONE, 1, 0, 400, 50, 30, 1, silence=2.0, mana=90, cooldown=14,
-                    description="magical damage and a silence around the caster"),
-            Ability("Gale", T_POINT, 1, 800, 350, 30, 25, 1, slow=0.5, slow_time=3, mana=90, cooldown=12,
-                    description="a gust at a point: damage and a strong slow"),
-            Ability("Arc Bolt", T_UNIT, 1, 650, 0, 80, 45, 1, projectile_speed=1200, mana=85, cooldown=7,
-                    description="a bolt of magical damage"),
-            Ability("Thunderhead", T_UNIT, 1, 600, 0, 150, 75, 1, stun=2.5, mana=175, mana_per_level=50,
-                    cooldown=80, cooldown_per_level=-12, ultimate=True,
-                    description="a long stun with magical damage on one enemy"),
-        ),
-        _BUILD_NUKER, ("poultice", "twig", "slippers", "striders", "fang", "stun_maul", "swift_blade",
-                       "war_blade", "troll_girdle", "waystone"),
-    ),
-)
 
 ITEMS: tuple[Item, ...] = (
     Item("waystone", 90, active=ACT_TELEPORT, target=T_UNIT, cooldown=60, charges=1,
@@ -420,6 +286,15 @@ AB_MANA_LVL = ABILITY_COLUMNS.index("mana_per_level")
 AB_COOLDOWN = ABILITY_COLUMNS.index("cooldown")
 AB_COOLDOWN_LVL = ABILITY_COLUMNS.index("cooldown_per_level")
 AB_ULTIMATE = ABILITY_COLUMNS.index("ultimate")
+AB_SUMMON_COUNT = ABILITY_COLUMNS.index("summon_count")
+AB_SUMMON_HP = ABILITY_COLUMNS.index("summon_hp")
+AB_SUMMON_DAMAGE = ABILITY_COLUMNS.index("summon_damage")
+AB_SUMMON_TIME = ABILITY_COLUMNS.index("summon_time")
+AB_INVISIBLE_TIME = ABILITY_COLUMNS.index("invisible_time")
+AB_CHANNEL_TIME = ABILITY_COLUMNS.index("channel_time")
+AB_BLINK = ABILITY_COLUMNS.index("blink")
+AB_AURA = ABILITY_COLUMNS.index("aura")
+AB_GLOBAL = ABILITY_COLUMNS.index("global_cast")
 
 I_COST = ITEM_COLUMNS.index("cost")
 I_STR = ITEM_COLUMNS.index("strength")

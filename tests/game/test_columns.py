@@ -36,6 +36,9 @@ ABILITY_READS = {
     "AB_BUFF_DAMAGE": "buff_damage", "AB_BUFF_SPEED": "buff_speed", "AB_BUFF_TIME": "buff_time",
     "AB_PROJ_SPEED": "projectile_speed", "AB_MANA": "mana", "AB_MANA_LVL": "mana_per_level",
     "AB_COOLDOWN": "cooldown", "AB_COOLDOWN_LVL": "cooldown_per_level", "AB_ULTIMATE": "ultimate",
+    "AB_SUMMON_COUNT": "summon_count", "AB_SUMMON_HP": "summon_hp", "AB_SUMMON_DAMAGE": "summon_damage",
+    "AB_SUMMON_TIME": "summon_time", "AB_INVISIBLE_TIME": "invisible_time", "AB_CHANNEL_TIME": "channel_time",
+    "AB_BLINK": "blink", "AB_AURA": "aura", "AB_GLOBAL": "global_cast",
 }
 ITEM_READS = {
     "I_COST": "cost", "I_STR": "strength", "I_AGI": "agility", "I_INT": "intelligence", "I_DAMAGE": "damage",
@@ -102,9 +105,10 @@ def test_known_values_at_their_columns(patch):
     bulwark, oracle = patch.hero_table[0], patch.hero_table[2]
     assert (bulwark[0], bulwark[1], bulwark[2], bulwark[3]) == (0, 25, 14, 16)
     assert (oracle[K.H_PRIMARY], oracle[K.H_PROJ_SPEED], oracle[K.H_INT_GAIN]) == (2, 900, 3.2)
-    # Ability columns are its fields after `name`, up to `ultimate`: target=0 ... damage=4 ... mana=20
-    assert ABILITY_COLUMNS[0] == "target" and ABILITY_COLUMNS[-1] == "ultimate" and len(ABILITY_COLUMNS) == 25
-    assert (K.AB_DAMAGE, K.AB_MANA, K.AB_ULTIMATE) == (4, 20, 24)
+    # Ability columns are its fields after `name`, up to `global_cast`: target=0 ... damage=4 ... mana=20 ...
+    # ultimate=24, then the nine fields of the new mechanics (summon_count=25 ... global_cast=33)
+    assert ABILITY_COLUMNS[0] == "target" and ABILITY_COLUMNS[-1] == "global_cast" and len(ABILITY_COLUMNS) == 34
+    assert (K.AB_DAMAGE, K.AB_MANA, K.AB_ULTIMATE, K.AB_SUMMON_COUNT, K.AB_GLOBAL) == (4, 20, 24, 25, 33)
     shield_bash, skyfall = patch.ability_table[0], patch.ability_table[11]
     assert (shield_bash[4], shield_bash[7]) == (60, 1.4)  # damage, stun
     assert (skyfall[20], skyfall[21], skyfall[24]) == (200, 75, 1.0)  # mana, mana per level, ultimate

@@ -75,7 +75,13 @@ CHECKED_HERE = frozenset({
     "buff_time", "projectile_speed", "mana", "mana_per_level", "cooldown", "cooldown_per_level", "ultimate",
 })
 # field -> where its rule is tested instead (filled when a mechanic with its own rule tests lands).
-KNOWN_ELSEWHERE: dict[str, Elsewhere] = {}
+MECHANICS = "tests/game/test_rules_mechanics.py"
+KNOWN_ELSEWHERE: dict[str, Elsewhere] = {
+    **{field: Elsewhere(MECHANICS) for field in (
+        "summon_count", "summon_hp", "summon_damage", "summon_time", "invisible_time", "channel_time", "global_cast")},
+    "blink": Elsewhere(MECHANICS, casting_too=True),  # never walks to cast: the point is pulled in to the range
+    "aura": Elsewhere(MECHANICS, casting_too=True),  # a passive: never cast
+}
 
 CASTER = 0
 ALLIES = (1, 2, 3, 4)

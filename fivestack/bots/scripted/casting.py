@@ -1,10 +1,16 @@
 """Abilities and items: ``try_abilities`` casts the best ability now (ultimate first): nukes and disables on
 the weakest enemy hero in reach, area abilities where enemies cluster (heroes count triple; creeps too while
-pushing with mana to spare), heals on hurt allies, self buffs in a fight; ``try_items`` uses consumables
+pushing with mana to spare), heals on hurt allies, self buffs in a fight; of the new mechanics: a global
+ultimate on an enemy hero below 35% health anywhere (a global heal when two allies are hurt), summons in a
+fight or while pushing, channels only on held (stunned or slowed) enemies or three or more, blinks into the best
+cluster (``try_escape`` blinks toward the fountain or turns invisible when retreating), invisibility to close
+in on an enemy hero; auras are passive and never cast; ``try_items`` uses consumables
 (health and mana over time), the stun and the area heal. Both return True when they issued an action.
 """
 
 from __future__ import annotations
+
+import math
 
 from fivestack.bots.scripted.actions import d2xy, is_building, is_lane_creep, offset_cell, try_target
 from fivestack.bots.scripted.fights import best_enemy_hero, count_enemies_near
@@ -12,8 +18,8 @@ from fivestack.bots.scripted.memory import M_CAST_FRAME
 from fivestack.game import kernels
 from fivestack.game.jit import kernel
 from fivestack.game.layout import (
-    ALIVE, A_ABILITY0, A_ITEM0, DIRE, G_FRAME, HP, HP_MAX, IT_ID, KIND, K_HERO, MANA, MANA_MAX, MAX_UNITS, N_HEROES,
-    N_INVENTORY, REGEN, STUN, TARGET, TEAM, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y,
+    ACTIVE, ALIVE, A_ABILITY0, A_ITEM0, DIRE, G_FRAME, HP, HP_MAX, IT_ID, KIND, K_HERO, MANA, MANA_MAX, MAX_UNITS, N_HEROES,
+    N_INVENTORY, REGEN, SLOW, STUN, TARGET, TEAM, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y,
 )
 
 
@@ -38,6 +44,24 @@ def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
         radius = abil_t[a, kernels.AB_RADIUS]
         heal = abil_t[a, kernels.AB_HEAL]
         farm_ok = k != 3 and mana_frac > 0.6 and pushing
+        channel = abil_t[a, kernels.AB_CHANNEL_TIME] > 0.0
+        if abil_t[a, kernels.AB_GLOBAL] > 0.0:
+            if global_worth_it(S, g, team, aff) and try_target(S, D, g, h, prim, -1, 4, 4, out):
+                mem_h[g, h, M_CAST_FRAME] = frame
+                return True
+            continue
+        if abil_t[a, kernels.AB_SUMMON_COUNT] > 0.0 and tt == T_NONE:
+            t = ui[g, h, TARGET]
+            if (in_fight or pushing or (t >= 0 and is_building(ui[g, t, KIND]))) \
+                    and try_target(S, D, g, h, prim, -1, 4, 4, out):
+                return True
+            continue
+        if abil_t[a, kernels.AB_INVISIBLE_TIME] > 0.0 and aff == 3:
+            if in_fight and hp_frac > 0.5 and try_target(S, D, g, h, prim, -1, 4, 4, out):
+                return True  # approach unseen; try_escape uses it to flee
+            continue
+        if abil_t[a, kernels.AB_BLINK] > 0.0 and aff == 3:
+            continue  # a plain blink is for escapes (try_escape)
         if aff == 1:
             if tt == T_UNIT or tt == T_UNIT_OFFSET:
                 t = best_enemy_hero(S, g, h, team, reach + 150.0)
@@ -61,6 +85,8 @@ def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
                         continue
                     nh, no = count_enemies_near(S, g, team, cx, cy, radius * 0.9)
                     score = 3 * nh + no
+                    if channel and not (held_enemy_near(S, g, team, cx, cy, radius * 0.9) or nh >= 3):
+                        score = 0
                     if score > best_score:
                         best_score = score
                         bx, by = cx, cy
@@ -73,6 +99,8 @@ def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
                         return True
             else:  # around the caster
                 nh, no = count_enemies_near(S, g, team, x, y, radius * 0.85)
+                if channel and not (held_enemy_near(S, g, team, x, y, radius * 0.85) or nh >= 3):
+                    continue
                 if nh >= 1 or (farm_ok and no >= 4):
                     if try_target(S, D, g, h, prim, -1, 4, 4, out):
                         mem_h[g, h, M_CAST_FRAME] = frame
@@ -105,6 +133,8 @@ def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
                     fr = uf[g, u, HP] / uf[g, u, HP_MAX]
                     if fr < 0.5 or (fr < 0.75 and in_fight):
                         hurt += 1
+                if channel and hurt >= 1 and count_enemies_near(S, g, team, x, y, 700.0)[0] > 0:
+                    hurt = 0  # no channelled heal with enemy heroes close enough to break it
                 use = (heal > 0.0 and (hurt >= 2 or (hurt >= 1 and in_fight))) or \
                       (heal <= 0.0 and in_fight and near >= 2)
                 if use and try_target(S, D, g, h, prim, -1, 4, 4, out):
@@ -117,6 +147,63 @@ def try_abilities(S, D, g, h, team, in_fight, pushing, mem_h, out):
                 t = ui[g, h, TARGET]
                 use = in_fight or (t >= 0 and ui[g, t, KIND] != K_HERO and is_building(ui[g, t, KIND]))
             if use and try_target(S, D, g, h, prim, -1, 4, 4, out):
+                return True
+    return False
+
+
+@kernel
+def global_worth_it(S, g, team, aff):
+    """A global ultimate pays off on an enemy hero below 35% health (seen or not: the ultimate lands anyway,
+    the bot reads the state it plays on) or, for a global heal, on two hurt allies."""
+    uf, ui, hi = S.uf, S.ui, S.hi
+    n = 0
+    for u in range(N_HEROES):
+        if ui[g, u, ALIVE] == 0 or hi[g, u, ACTIVE] == 0:
+            continue
+        frac = uf[g, u, HP] / uf[g, u, HP_MAX]
+        if aff == 1 and ui[g, u, TEAM] != team and frac < 0.35 and S.vis[g, team, u] != 0:
+            return True
+        if aff == 2 and ui[g, u, TEAM] == team and frac < 0.5:
+            n += 1
+    return n >= 2
+
+
+@kernel
+def held_enemy_near(S, g, team, x, y, radius):
+    """Whether a visible enemy hero within ``radius`` of (x, y) is stunned or slowed (held for a channel)."""
+    uf, ui = S.uf, S.ui
+    for u in range(N_HEROES):
+        if ui[g, u, ALIVE] == 0 or ui[g, u, TEAM] == team or S.vis[g, team, u] == 0:
+            continue
+        if d2xy(x, y, uf[g, u, X], uf[g, u, Y]) <= radius * radius and (ui[g, u, STUN] > 0 or ui[g, u, SLOW] > 0):
+            return True
+    return False
+
+
+@kernel
+def try_escape(S, D, g, h, fx, fy, out):
+    """Retreating: blink toward the fountain (a self-blink) or turn invisible. Returns True when cast."""
+    uf, hi = S.uf, S.hi
+    abil_t = D.ability_table
+    x, y = uf[g, h, X], uf[g, h, Y]
+    for k in range(4):
+        prim = A_ABILITY0 + k
+        if not kernels.primary_available(S, D, g, h, prim):
+            continue
+        a = kernels.ability_of(hi, D, g, h, k)
+        if int(abil_t[a, kernels.AB_AFFECTS]) != 3:
+            continue
+        if abil_t[a, kernels.AB_INVISIBLE_TIME] > 0.0:
+            if try_target(S, D, g, h, prim, -1, 4, 4, out):
+                return True
+        elif abil_t[a, kernels.AB_BLINK] > 0.0:
+            reach = abil_t[a, kernels.AB_RANGE]
+            dx, dy = fx - x, fy - y
+            d = max(math.sqrt(dx * dx + dy * dy), 1.0)
+            step = max(reach, 200.0) / 4.0
+            ox = offset_cell(dx / d * reach, step)
+            oy = offset_cell(dy / d * reach, step)
+            if try_target(S, D, g, h, prim, -1, ox, oy, out):
                 return True
     return False
 

@@ -10,7 +10,7 @@ untanked towers' reach, fight enemy heroes when the fight is even, last-hit and 
 from __future__ import annotations
 
 from fivestack.bots.scripted.actions import d2xy, issue_move, set_action, try_target
-from fivestack.bots.scripted.casting import try_abilities, try_items
+from fivestack.bots.scripted.casting import try_abilities, try_escape, try_items
 from fivestack.bots.scripted.context import creeps_tanking, enemy_tower_limit, own_tower_line, untanked_tower_near
 from fivestack.bots.scripted.farming import lane_creep_plan, last_hit_target, weakest_enemy_creep
 from fivestack.bots.scripted.fights import best_enemy_hero, fight_values
@@ -81,7 +81,10 @@ def decide_hero(S, D, g, h, team, lane_len, role, goal_lane, goal_unit, front, n
     if try_items(S, D, g, h, team, in_fight, at_fountain, out):
         return
     if retreat == 1:
-        # heal itself if it can, then go home (by town portal when far and safe)
+        # blink home or vanish when an enemy is near; heal itself if it can, then go home (by town portal when
+        # far and safe)
+        if enemy_hero_near and try_escape(S, D, g, h, fx, fy, out):
+            return
         if hp_frac < 0.45 and try_abilities(S, D, g, h, team, enemy_hero_near, False, mem_h, out) \
                 and out[g, h, ACT_PRIMARY] >= A_ABILITY0:
             k = out[g, h, ACT_PRIMARY] - A_ABILITY0

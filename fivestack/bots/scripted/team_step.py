@@ -22,7 +22,7 @@ from fivestack.game.lanes import progress
 from fivestack.game.layout import (
     ACTIVE, ALIVE, ASSIGNED_LANE, A_BUYBACK, A_GLYPH, A_NOOP, FRAMES_PER_SECOND, G_DONE, G_FRAME, G_GLYPH_CD0, G_KILLS0,
     G_MODE, G_TOWERS_LOST0, HEROES_PER_TEAM, HP, HP_MAX, INVULN, KIND, K_ANCIENT, K_TOWER, MODE_1V1_MID, ORDER,
-    O_TELEPORT, RESPAWN, STUN, X, Y,
+    O_CHANNEL, O_TELEPORT, RESPAWN, STUN, X, Y,
 )
 
 
@@ -156,7 +156,7 @@ def scripted_team_act(S, D, team, out, mem_g, mem_h, lane_len, seed, scratch, n_
                 if defend >= 0 and ui[g, defend, KIND] == K_ANCIENT and defenders >= 2 and hf[g, h, RESPAWN] > 10.0:
                     try_target(S, D, g, h, A_BUYBACK, -1, 4, 4, out)
                 continue
-            if ui[g, h, STUN] > 0 or ui[g, h, ORDER] == O_TELEPORT:
+            if ui[g, h, STUN] > 0 or ui[g, h, ORDER] == O_TELEPORT or ui[g, h, ORDER] == O_CHANNEL:
                 continue
             role = ROLE_LANE
             goal_lane = hi[g, h, ASSIGNED_LANE]

@@ -18,7 +18,7 @@ Map (each module imports only from those above it):
     creation      set_unit, spawn_hero, camps, tower protection, reset_game
     spatial       the spatial hash and nearest_enemy
     combat        movement, projectiles, damage, attacking
-    abilities     what abilities and item actives do
+    abilities     what abilities and item actives do (with summons, channels, blinks, auras, global casts)
     availability  which actions are available (shared with the env's masks)
     actions       apply_action, continue_cast
     behaviour     per-frame behaviour of heroes, creeps, towers, neutrals, the courier
@@ -55,8 +55,8 @@ from fivestack.game.kernels.combat import (
     physical_multiplier, spawn_projectile,
 )
 from fivestack.game.kernels.abilities import (
-    ability_value, affects, apply_area, apply_effects, consume_charge, has_tp, resolve_ability, start_teleport,
-    use_item,
+    ability_value, affects, apply_area, apply_effects, channel_tick, consume_charge, has_tp, interrupt_channel,
+    land_ability, refresh_auras, resolve_ability, spawn_summons, start_teleport, use_item,
 )
 from fivestack.game.kernels.availability import (
     ability_of, ability_ready, any_pickup, buyback_cost, item_ready, primary_available, target_kind_for,
@@ -64,7 +64,7 @@ from fivestack.game.kernels.availability import (
 )
 from fivestack.game.kernels.actions import apply_action, continue_cast, offset_point
 from fivestack.game.kernels.behaviour import (
-    hero_may_attack, update_courier, update_creep, update_hero, update_neutral, update_tower,
+    hero_may_attack, update_courier, update_creep, update_hero, update_neutral, update_summon, update_tower,
 )
 from fivestack.game.kernels.deaths import end_game, kill_building, kill_hero, kill_unit, resolve_deaths
 from fivestack.game.kernels.spawning import free_creep_slot, pick_up, spawn_runes, spawn_wave
@@ -74,7 +74,8 @@ from fivestack.game.kernels.step import reset_games, step_games
 from fivestack.game.lanes import lane_distance
 from fivestack.game.layout import SLOT_CREEPS
 from fivestack.game.patch import (
-    AB_AFFECTS, AB_BUFF_ARMOR, AB_BUFF_DAMAGE, AB_BUFF_SPEED, AB_BUFF_TIME, AB_COOLDOWN, AB_COOLDOWN_LVL, AB_DAMAGE,
+    AB_AURA, AB_BLINK, AB_CHANNEL_TIME, AB_GLOBAL, AB_INVISIBLE_TIME, AB_SUMMON_COUNT, AB_SUMMON_DAMAGE,
+    AB_SUMMON_HP, AB_SUMMON_TIME, AB_AFFECTS, AB_BUFF_ARMOR, AB_BUFF_DAMAGE, AB_BUFF_SPEED, AB_BUFF_TIME, AB_COOLDOWN, AB_COOLDOWN_LVL, AB_DAMAGE,
     AB_DAMAGE_LVL, AB_DAMAGE_TYPE, AB_DOT, AB_DOT_TIME, AB_HEAL, AB_HEAL_LVL, AB_MANA, AB_MANA_LVL, AB_PROJ_SPEED,
     AB_RADIUS, AB_RANGE, AB_SILENCE, AB_SLOW, AB_SLOW_TIME, AB_STUN, AB_TARGET, AB_ULTIMATE, ACT_AREA_HEAL,
     ACT_BLINK, ACT_HEAL_OVER_TIME, ACT_MANA_OVER_TIME, ACT_NONE, ACT_STUN, ACT_TELEPORT, CR_BIG_NEUTRAL, CR_COURIER,

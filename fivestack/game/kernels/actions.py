@@ -4,6 +4,8 @@ order, and ``continue_cast`` walks a hero into range and casts the ability or it
 
 from __future__ import annotations
 
+import math
+
 from fivestack.game.jit import kernel
 from fivestack.game.kernels.abilities import ability_value, has_tp, resolve_ability, use_item
 from fivestack.game.kernels.availability import (
@@ -14,14 +16,14 @@ from fivestack.game.kernels.constants import HULL
 from fivestack.game.kernels.creation import spawn_hero
 from fivestack.game.kernels.helpers import building_slot, clampf, team_of_hero
 from fivestack.game.layout import (
-    ABILITY_CD, ABILITY_LEVEL, A_ABILITY0, A_ATTACK, A_ATTACK_MOVE, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE,
+    INVISIBLE, ABILITY_CD, ABILITY_LEVEL, A_ABILITY0, A_ATTACK, A_ATTACK_MOVE, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE,
     A_NOOP, A_PICKUP, A_STOP, A_TOWN_PORTAL, BUYBACK_CD, CAST_ABILITY, CAST_TARGET, CAST_X, CAST_Y, EV_GOLD_SPENT,
     FRAMES_PER_SECOND, GOAL_X, GOAL_Y, GOLD, G_GLYPH_CD0, INVALID_ACTIONS, INVULN, IT_ID, MANA, MAP_SIZE, MOVE_STEP,
     ORDER, O_ATTACK, O_ATTACK_MOVE, O_CAST, O_HOLD, O_MOVE, O_NONE, O_PICKUP, TARGET, TARGET_OFFSET_STEP,
     TP_CHANNEL, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y,
 )
 from fivestack.game.patch import (
-    AB_COOLDOWN, AB_MANA, AB_RANGE, AB_TARGET, I_RANGE, I_TARGET, R_BUYBACK_CD, R_GLYPH_CD, R_GLYPH_TIME,
+    AB_BLINK, AB_COOLDOWN, AB_MANA, AB_RANGE, AB_TARGET, I_RANGE, I_TARGET, R_BUYBACK_CD, R_GLYPH_CD, R_GLYPH_TIME,
 )
 
 
@@ -133,12 +135,20 @@ def continue_cast(S, D, g, h):
         px, py = uf[g, tu, X], uf[g, tu, Y]
     else:
         px, py = hf[g, h, CAST_X], hf[g, h, CAST_Y]
-    if tt != T_NONE:
+    blink = slot < 4 and D.ability_table[a, AB_BLINK] > 0.0
+    if blink:  # a blink never walks: its point is pulled in to the cast range
+        dx, dy = px - uf[g, h, X], py - uf[g, h, Y]
+        d2 = dx * dx + dy * dy
+        if d2 > reach * reach:
+            scale = reach / math.sqrt(d2)
+            px, py = uf[g, h, X] + dx * scale, uf[g, h, Y] + dy * scale
+    elif tt != T_NONE:
         dx, dy = px - uf[g, h, X], py - uf[g, h, Y]
         if dx * dx + dy * dy > (reach + HULL) ** 2:
             move_toward(S, D, g, h, px, py)
             return
     ui[g, h, ORDER] = O_NONE
+    ui[g, h, INVISIBLE] = 0  # casting reveals the caster
     if slot < 4:
         level = hi[g, h, ABILITY_LEVEL + slot]
         uf[g, h, MANA] -= ability_value(D.ability_table, a, AB_MANA, level)

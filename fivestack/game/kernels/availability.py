@@ -17,7 +17,7 @@ from fivestack.game.layout import (
     TP_CHANNEL, T_POINT, T_UNIT, T_UNIT_OFFSET,
 )
 from fivestack.game.patch import (
-    AB_AFFECTS, AB_MANA, AB_TARGET, ACT_TELEPORT, H_ABILITY0, I_ACTIVE, I_TARGET, R_BUYBACK_BASE, R_BUYBACK_LVL,
+    AB_AFFECTS, AB_AURA, AB_MANA, AB_TARGET, ACT_TELEPORT, H_ABILITY0, I_ACTIVE, I_TARGET, R_BUYBACK_BASE, R_BUYBACK_LVL,
 )
 
 
@@ -33,6 +33,8 @@ def ability_ready(S, D, g, h, k):
     if level <= 0 or hi[g, h, ABILITY_CD + k] > 0 or ui[g, h, SILENCE] > 0:
         return False
     a = ability_of(hi, D, g, h, k)
+    if D.ability_table[a, AB_AURA] > 0.0:
+        return False  # a passive aura is never cast
     return uf[g, h, MANA] >= ability_value(D.ability_table, a, AB_MANA, level)
 
 

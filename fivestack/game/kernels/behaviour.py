@@ -5,6 +5,7 @@ neutrals and the courier.
 from __future__ import annotations
 
 from fivestack.game.jit import kernel
+from fivestack.game.kernels.abilities import channel_tick
 from fivestack.game.kernels.actions import continue_cast
 from fivestack.game.kernels.combat import attack_or_approach, move_toward
 from fivestack.game.kernels.constants import (
@@ -15,7 +16,7 @@ from fivestack.game.kernels.helpers import dist2
 from fivestack.game.kernels.progression import deliver_stash
 from fivestack.game.kernels.spatial import can_be_attacked, nearest_enemy
 from fivestack.game.layout import (
-    ACTIVE, ALIVE, ATTACK_RANGE, DAMAGE, DT, GOAL_X, GOAL_Y, G_AEGIS_ON_GROUND, G_COURIER_RESPAWN0,
+    INVISIBLE, LIFETIME, O_CHANNEL, SUMMONER, ACTIVE, ALIVE, ATTACK_RANGE, DAMAGE, DT, GOAL_X, GOAL_Y, G_AEGIS_ON_GROUND, G_COURIER_RESPAWN0,
     G_COURIER_TARGET0, G_FRAME, G_RUNE0, HEROES_PER_TEAM, HERO_ATTACK_FRAME, HOME_X, HOME_Y, HP, HP_MAX, K_COURIER,
     LANE, N_HEROES, ORDER, O_ATTACK, O_ATTACK_MOVE, O_CAST, O_HOLD, O_MOVE, O_NONE, O_PICKUP, O_TELEPORT, RADIANT,
     RESPAWN, SLOT_COURIERS, STUN, TARGET, TEAM, TP_CHANNEL, TP_X, TP_Y, WAYPOINT, X, Y,
@@ -49,6 +50,9 @@ def update_hero(S, D, g, h):
             uf[g, h, X] = hf[g, h, TP_X]
             uf[g, h, Y] = hf[g, h, TP_Y]
             ui[g, h, ORDER] = O_NONE
+        return
+    if order == O_CHANNEL:
+        channel_tick(S, D, g, h)
         return
     if order == O_MOVE:
         if move_toward(S, D, g, h, uf[g, h, GOAL_X], uf[g, h, GOAL_Y]):
@@ -102,14 +106,40 @@ def update_hero(S, D, g, h):
             ui[g, h, ORDER] = O_NONE
 
 
+SUMMON_ACQUIRE = 700.0  # a summon attacks enemies this close to it
+SUMMON_FOLLOW = 300.0  # and otherwise keeps this close to its summoner
+
+
+@kernel
+def update_summon(S, D, g, u):
+    """A summoned unit: fight the nearest visible-to-all enemy within SUMMON_ACQUIRE, else follow the summoner."""
+    uf, ui = S.uf, S.ui
+    t = ui[g, u, TARGET]
+    if t >= 0 and (not can_be_attacked(ui, g, t) or ui[g, t, INVISIBLE] > 0
+                   or dist2(uf, g, u, t) > CHASE_LIMIT * CHASE_LIMIT):
+        t = -1
+    if t < 0 and (S.gi[g, G_FRAME] + u) % 4 == 0:
+        t = nearest_enemy(S, g, u, SUMMON_ACQUIRE, False, False)
+    ui[g, u, TARGET] = t
+    if t >= 0:
+        attack_or_approach(S, D, g, u, t, True)
+        return
+    owner = ui[g, u, SUMMONER]
+    if ui[g, owner, ALIVE] != 0 and dist2(uf, g, u, owner) > SUMMON_FOLLOW * SUMMON_FOLLOW:
+        move_toward(S, D, g, u, uf[g, owner, X], uf[g, owner, Y])
+
+
 @kernel
 def update_creep(S, D, g, u):
     uf, ui = S.uf, S.ui
+    if ui[g, u, LIFETIME] > 0:
+        update_summon(S, D, g, u)
+        return
     lanes = D.lanes
     ancient = D.ancient
     t = ui[g, u, TARGET]
     if t >= 0:
-        if not can_be_attacked(ui, g, t) or dist2(uf, g, u, t) > CHASE_LIMIT * CHASE_LIMIT:
+        if not can_be_attacked(ui, g, t) or ui[g, t, INVISIBLE] > 0 or dist2(uf, g, u, t) > CHASE_LIMIT * CHASE_LIMIT:
             t = -1
             ui[g, u, TARGET] = -1
     if t < 0 and (S.gi[g, G_FRAME] + u) % 4 == 0:
@@ -147,7 +177,7 @@ def update_tower(S, D, g, u):
             ui[g, u, TARGET] = h
             break
     t = ui[g, u, TARGET]
-    if t >= 0 and (not can_be_attacked(ui, g, t) or dist2(uf, g, u, t) > reach * reach):
+    if t >= 0 and (not can_be_attacked(ui, g, t) or ui[g, t, INVISIBLE] > 0 or dist2(uf, g, u, t) > reach * reach):
         t = -1
     if t < 0:
         t = nearest_enemy(S, g, u, reach, True, False)

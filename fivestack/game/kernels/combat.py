@@ -11,7 +11,7 @@ from fivestack.game.kernels.constants import HULL
 from fivestack.game.kernels.helpers import clampf, dist2, walkable
 from fivestack.game.kernels.spatial import can_be_attacked
 from fivestack.game.layout import (
-    ALIVE, ARMOR, ATTACK_PERIOD, ATTACK_RANGE, ATTACK_READY, BUFF, BUFF_ARMOR, BUFF_DAMAGE, BUFF_SPEED, CAMP_SIZE,
+    AURA_ARMOR, AURA_DAMAGE, INVISIBLE, ALIVE, ARMOR, ATTACK_PERIOD, ATTACK_RANGE, ATTACK_READY, BUFF, BUFF_ARMOR, BUFF_DAMAGE, BUFF_SPEED, CAMP_SIZE,
     DAMAGE, DAMAGE_DEALT, DOUBLE_DAMAGE, DT, FACING, FRAMES_PER_SECOND, G_FRAME, HASTE, HERO_ATTACK_FRAME, HP,
     KILLER, KILLER_HERO, KIND, K_ANCIENT, K_BARRACKS, K_BIG_NEUTRAL, K_COURIER, K_CREEP_MELEE, K_CREEP_RANGED,
     K_CREEP_SIEGE, K_FOUNTAIN, K_NEUTRAL, K_TOWER, LAST_HERO, LAST_HERO_FRAME, MAGIC_RES, MAP_SIZE, MAX_PROJECTILES,
@@ -88,6 +88,7 @@ def physical_multiplier(uf, ui, g, t):
     a = uf[g, t, ARMOR]
     if ui[g, t, BUFF] > 0:
         a += uf[g, t, BUFF_ARMOR]
+    a += uf[g, t, AURA_ARMOR]
     return 1.0 - 0.06 * a / (1.0 + 0.06 * abs(a))
 
 
@@ -135,6 +136,7 @@ def attack_damage(uf, ui, g, u):
     dmg = uf[g, u, DAMAGE]
     if ui[g, u, BUFF] > 0:
         dmg += uf[g, u, BUFF_DAMAGE]
+    dmg += uf[g, u, AURA_DAMAGE]
     if ui[g, u, DOUBLE_DAMAGE] > 0:
         dmg *= 2.0
     return dmg
@@ -171,6 +173,7 @@ def attack_or_approach(S, D, g, u, t, may_move):
         else:
             deal_damage(S, g, u, t, dmg, 0)
         uf[g, u, ATTACK_READY] = uf[g, u, ATTACK_PERIOD] * FRAMES_PER_SECOND
+        ui[g, u, INVISIBLE] = 0  # attacking reveals the attacker
         if u < N_HEROES and t < N_HEROES:
             hf[g, u, HERO_ATTACK_FRAME] = gi[g, G_FRAME]
     return True

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from fivestack.game.jit import kernel
-from fivestack.game.kernels.abilities import apply_effects
+from fivestack.game.kernels.abilities import apply_effects, refresh_auras
 from fivestack.game.kernels.behaviour import update_courier, update_creep, update_hero, update_neutral, update_tower
 from fivestack.game.kernels.combat import deal_damage
 from fivestack.game.kernels.constants import FOUNTAIN_RADIUS
@@ -17,7 +17,7 @@ from fivestack.game.kernels.progression import give_gold, scripted_purchases
 from fivestack.game.kernels.spatial import build_grid
 from fivestack.game.kernels.spawning import pick_up, spawn_runes, spawn_wave
 from fivestack.game.layout import (
-    ABILITY_CD, ACTIVE, AEGIS, ALIVE, ATTACK_READY, BUFF, BUYBACK_CD, CAMP_SIZE, DOT, DOT_DPS, DOT_SOURCE,
+    AURA_REGEN, INVISIBLE, LIFETIME, ABILITY_CD, ACTIVE, AEGIS, ALIVE, ATTACK_READY, BUFF, BUYBACK_CD, CAMP_SIZE, DOT, DOT_DPS, DOT_SOURCE,
     DOUBLE_DAMAGE, DT, FRAMES_PER_SECOND, G_BIG_RESPAWN, G_DONE, G_FRAME, G_GLYPH_CD0, G_MAX_FRAMES, G_MODE, HASTE,
     HP, HP_MAX, HP_REGEN, INVULN, IT_COOLDOWN, KIND, K_BIG_NEUTRAL, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE,
     K_FOUNTAIN, K_HERO, K_NEUTRAL, K_TOWER, MANA, MANA_BUFF, MANA_MAX, MANA_REGEN, MAX_PROJECTILES, MAX_UNITS,
@@ -36,9 +36,15 @@ def tick_statuses(S, D, g):
     for u in range(MAX_UNITS):
         if ui[g, u, ALIVE] == 0:
             continue
+        if ui[g, u, LIFETIME] > 0:  # a summon expires: gone, no bounty
+            ui[g, u, LIFETIME] -= 1
+            if ui[g, u, LIFETIME] == 0:
+                ui[g, u, ALIVE] = 0
+                uf[g, u, HP] = 0.0
+                continue
         if uf[g, u, ATTACK_READY] > 0.0:
             uf[g, u, ATTACK_READY] -= 1.0
-        for f in (STUN, SILENCE, SLOW, BUFF, INVULN, DOUBLE_DAMAGE, HASTE):
+        for f in (STUN, SILENCE, SLOW, BUFF, INVULN, DOUBLE_DAMAGE, HASTE, INVISIBLE):
             if ui[g, u, f] > 0:
                 ui[g, u, f] -= 1
         regen = uf[g, u, HP_REGEN]
@@ -48,6 +54,7 @@ def tick_statuses(S, D, g):
             regen += uf[g, u, REGEN_BUFF]
             mana_regen += uf[g, u, MANA_BUFF]
         if u < N_HEROES:
+            regen += uf[g, u, AURA_REGEN]
             team = ui[g, u, TEAM]
             if (uf[g, u, X] - fountain[team, 0]) ** 2 + (uf[g, u, Y] - fountain[team, 1]) ** 2 < FOUNTAIN_RADIUS ** 2:
                 regen += fr * uf[g, u, HP_MAX]
@@ -126,6 +133,8 @@ def frame_update(S, D, g):
             hf[g, h, AEGIS] = max(0.0, hf[g, h, AEGIS] - DT)
         if hi[g, h, ACTIVE] != 0:
             give_gold(S, g, h, rules[R_PASSIVE_GOLD] * DT)
+    if frame % 10 == 0:
+        refresh_auras(S, D, g)
     tick_statuses(S, D, g)
     build_grid(S, g)
     for i in range(MAX_UNITS):

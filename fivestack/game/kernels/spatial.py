@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fivestack.game.jit import kernel
 from fivestack.game.kernels.constants import GRID_CELL, GRID_SIDE
-from fivestack.game.layout import ALIVE, INVULN, KIND, K_HERO, MAX_UNITS, NEUTRAL_TEAM, PROTECTED, TEAM, X, Y
+from fivestack.game.layout import ALIVE, INVISIBLE, INVULN, KIND, K_HERO, MAX_UNITS, NEUTRAL_TEAM, PROTECTED, TEAM, X, Y
 
 
 @kernel
@@ -30,7 +30,7 @@ def can_be_attacked(ui, g, t):
 
 @kernel
 def nearest_enemy(S, g, u, radius, prefer_non_hero, need_visible):
-    """The nearest attackable enemy within ``radius``; towers may prefer non-heroes."""
+    """The nearest attackable enemy within ``radius`` that is not invisible; towers may prefer non-heroes."""
     uf, ui, vis, head, nxt = S.uf, S.ui, S.vis, S.grid_head, S.grid_next
     team = ui[g, u, TEAM]
     x, y = uf[g, u, X], uf[g, u, Y]
@@ -48,7 +48,7 @@ def nearest_enemy(S, g, u, radius, prefer_non_hero, need_visible):
             t = head[g, cx * GRID_SIDE + cy]
             while t >= 0:
                 tt = ui[g, t, TEAM]
-                if tt != team and tt != NEUTRAL_TEAM and can_be_attacked(ui, g, t):
+                if tt != team and tt != NEUTRAL_TEAM and can_be_attacked(ui, g, t) and ui[g, t, INVISIBLE] == 0:
                     if not need_visible or team == NEUTRAL_TEAM or vis[g, team, t] != 0:
                         dx = uf[g, t, X] - x
                         dy = uf[g, t, Y] - y

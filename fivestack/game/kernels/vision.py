@@ -12,7 +12,7 @@ from fivestack.game.kernels.stats import net_worth
 from fivestack.game.lanes import lane_distance
 from fivestack.game.layout import (
     ACTIVE, ALIVE, ASSIGNED_LANE, EV_ANCIENT_HP, EV_BARRACKS_HP, EV_HEALTH, EV_LANE_OUTSIDE, EV_MANA, EV_T1_HP,
-    FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, HEROES_PER_TEAM, HP, HP_HISTORY_LEN, HP_MAX, KIND, K_BARRACKS,
+    INVISIBLE, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, HEROES_PER_TEAM, HP, HP_HISTORY_LEN, HP_MAX, KIND, K_BARRACKS,
     K_FOUNTAIN, K_TOWER, MANA, MANA_MAX, MAX_UNITS, NET_WORTH, NEUTRAL_TEAM, N_BUILDINGS_PER_TEAM, N_HEROES,
     SLOT_COURIERS, SUBTYPE, TEAM, VISION_DAY, VISION_NIGHT, X, Y,
 )
@@ -20,7 +20,8 @@ from fivestack.game.layout import (
 
 @kernel
 def update_vision(S, D, W, g):
-    """vis[g, team, u] = 1 when u is inside the vision radius of any living unit of the team.
+    """vis[g, team, u] = 1 when u is inside the vision radius of any living unit of the team (an invisible
+    unit is seen by its own team only).
 
     Each team's units are first gathered with their vision radius into ``W.vision_sources``, so that the test
     of each unseen unit runs over that short contiguous list rather than over every unit slot."""
@@ -47,7 +48,7 @@ def update_vision(S, D, W, g):
     for team in range(2):
         n_sources = n_radiant if team == 0 else n_dire
         for t in range(MAX_UNITS):
-            if ui[g, t, ALIVE] == 0 or vis[g, team, t] != 0:
+            if ui[g, t, ALIVE] == 0 or vis[g, team, t] != 0 or ui[g, t, INVISIBLE] > 0:
                 continue
             tx, ty = uf[g, t, X], uf[g, t, Y]
             for k in range(n_sources):
