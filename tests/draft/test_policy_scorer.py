@@ -160,8 +160,8 @@ def runs(tmp_path_factory):
     (["draft", "{5v5}:12345"], "has no version 12345"),
     (["draft", "{5v5}:ten"], "must be a number or 'latest'"),
     (["draft", "{1v1}"], "drafting is for 5v5 teams"),
-    (["draft", "{5v5}"], "a draft needs at least 10"),
     (["draft", "{5v5}", "--pool", "Nobody,Bulwark"], "not in patch"),
+    (["draft", "{5v5}", "--pool", "Bulwark,Vesper Blade"], "a pool needs at least 10 heroes"),
     (["draft"], "give a run"),
 ])
 def test_draft_run_user_mistakes_get_one_clear_error(runs, args, message):
@@ -169,3 +169,21 @@ def test_draft_run_user_mistakes_get_one_clear_error(runs, args, message):
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2, result.output
     assert message in result.output and "Traceback" not in result.output
+
+
+def test_draft_a_run_end_to_end(runs):
+    """``fivestack draft RUN --pool (11 of its heroes)``: scores the 2,772 lineups into RUN/draft, drafts both sides;
+    a second call drafts on the same table without scoring; another version's table is refused."""
+    from fivestack.game.patch import Patch
+
+    run = runs["5v5"]
+    pool = ",".join(h.name for h in Patch().heroes[:11])
+    result = CliRunner().invoke(app, ["draft", str(run), "--pool", pool, "--human", "none"])
+    assert result.exit_code == 0, result.output
+    assert "scored 2,772 lineups of 11 heroes" in result.output and result.output.count(" takes ") == 10
+    tables = list((run / "draft").glob("v*-pool-*.npy"))
+    assert len(tables) == 1
+    again = CliRunner().invoke(app, ["draft", f"{run}:latest", "--pool", pool, "--human", "none"])
+    assert again.exit_code == 0 and "scored 2,772" not in again.output and again.output.count(" takes ") == 10
+    other = CliRunner().invoke(app, ["draft", f"{run}:0", "--pool", pool, "--table", str(tables[0]), "--precompute"])
+    assert other.exit_code == 2 and "not run team, version 0" in other.output, other.output
