@@ -9,6 +9,8 @@
     fivestack train [--config F] [--set section.key=value ...] [--resume runs/NAME]
     fivestack eval runs/NAME [--version V] [--games N] [--against random,scripted,400,...]
     fivestack surgery runs/NAME --to CONFIG.toml [--patch VERSION] [--out runs/NEW]
+    fivestack draft RUN[:VERSION] [--table FILE.npy] [--pool NAME,...] [--precompute] [--first ...] [--human ...]
+                    [--view]
     fivestack draft --table FILE.npy [--first radiant|dire] [--human radiant|dire|none] [--view [--port 0]]
     fivestack draft --precompute --table FILE.npy --pool 17|NAME,NAME,... [--stub-seed 0] [--batch-size 65536]
 
@@ -508,14 +510,24 @@ def surgery_command(
 
 @app.command("draft")
 def draft_command(
-    table: Path = typer.Option(..., "--table", help="The lineup table (FILE.npy with FILE.progress.json beside it)."),
-    precompute: bool = typer.Option(False, "--precompute", help="Score every lineup of --pool into --table "
-                                                                "(resumes a partial table), then stop."),
-    pool: str = typer.Option(None, "--pool", help="With --precompute: a number of heroes (17) or comma-separated "
-                                                  "names."),
-    stub_seed: int = typer.Option(0, "--stub-seed", help="The stub scorer's seed (the only scorer until heroes "
-                                                          "have identities; then RUN[:VERSION])."),
-    batch_size: int = typer.Option(65536, "--batch-size", help="Lineups per scorer call when precomputing."),
+    run: str = typer.Argument(None, help="A trained version RUN[:VERSION] (e.g. runs/NAME:1200, runs/NAME:latest): "
+                                         "draft from its policy's win probability at the first frame of each "
+                                         "lineup, scoring the lineups first (resumable) into --table or "
+                                         "RUN/draft/vVERSION.npy."),
+    table: Path = typer.Option(None, "--table", help="The lineup table (FILE.npy with FILE.progress.json beside "
+                                                     "it); needed without RUN."),
+    precompute: bool = typer.Option(False, "--precompute", help="Score every lineup into the table (resumes a "
+                                                                "partial table), then stop."),
+    pool: str = typer.Option(None, "--pool", help="Without RUN, with --precompute: a number of heroes (17) or "
+                                                  "comma-separated names for the stub scorer. With RUN: some of "
+                                                  "the run's heroes by name (default: all of its patch's)."),
+    stub_seed: int = typer.Option(0, "--stub-seed", help="Without RUN: the stub scorer's seed."),
+    batch_size: int = typer.Option(None, "--batch-size", help="Lineups per scorer call when precomputing, each "
+                                                              "written before the next (default 65536 for the stub, "
+                                                              "4096 for a run's policy: a few seconds each)."),
+    games: int = typer.Option(64, "--games", help="With RUN: games per batch of the policy scorer."),
+    seed: int = typer.Option(0, "--seed", help="With RUN: the seed every scored game is reset with."),
+    threads: int = typer.Option(1, "--threads", help="With RUN: torch threads of the policy's forward passes."),
     first: str = typer.Option("radiant", "--first", help="The side with the first pick: radiant or dire."),
     human: str = typer.Option("radiant", "--human", help="The side you draft (radiant or dire); none: the search "
                                                          "drafts both."),
@@ -529,24 +541,36 @@ def draft_command(
     """Draft by minimax over a table of lineup win probabilities (pick order 1-2-2-2-2-1): type picks by name or
     number (or click them with --view), and see Radiant's predicted win probability after each pick."""
     from fivestack.draft.lineups import DraftError
-    from fivestack.draft.play import draft_command as run
 
-    if view and not precompute:
-        if not 0 <= port <= 65535:
-            _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
-        from fivestack.viewer.draft_server import serve_draft
+    try:
+        if run is not None:
+            import torch
 
-        try:
+            from fivestack.draft.run_draft import draft_run
+
+            if threads < 1:
+                raise DraftError(f"--threads must be at least 1, got {threads}")
+            torch.set_num_threads(threads)
+            table = draft_run(run, table=table, pool=pool, precompute_only=precompute or view,
+                              batch_size=batch_size or 4096, scorer_batch=games, seed=seed, first=first, human=human)
+            if precompute or not view:
+                return
+        elif table is None:
+            raise DraftError("give a run (fivestack draft RUN[:VERSION]) or a table (--table FILE.npy)")
+        if view and not precompute:
+            if not 0 <= port <= 65535:
+                _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
+            from fivestack.viewer.draft_server import serve_draft
+
             code = serve_draft(table, first=first, human=human, host=host, port=port, open_browser=browser,
                                say=lambda m: print(m, flush=True), complain=lambda m: typer.echo(m, err=True))
-        except DraftError as exc:
-            _fail(str(exc))
-        if code:
-            raise typer.Exit(code)
-        return
-    try:
-        run(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size, first=first,
-            human=human)
+            if code:
+                raise typer.Exit(code)
+            return
+        from fivestack.draft.play import draft_command as run_table
+
+        run_table(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size or 65536,
+                  first=first, human=human)
     except DraftError as exc:
         _fail(str(exc))
 

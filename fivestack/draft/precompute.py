@@ -55,6 +55,7 @@ class LineupTable:
     batch_size: int
     scored: int
     values: np.ndarray
+    source: dict | None = None  # what made it, e.g. {"run": ..., "version": ...} for a policy's table
 
     @property
     def complete(self) -> bool:
@@ -88,9 +89,12 @@ def score_all(n: int, scorer: Scorer, batch_size: int = 65536, scorer_name: str 
     return out
 
 
-def _write_progress(path: Path, pool: HeroPool, scorer_name: str, batch_size: int, scored: int) -> None:
+def _write_progress(path: Path, pool: HeroPool, scorer_name: str, batch_size: int, scored: int,
+                    source: dict | None = None) -> None:
     record = {"format": FORMAT, "pool": list(pool.names), "lineups": lineup_count(pool.n), "scorer": scorer_name,
               "batch_size": batch_size, "scored": scored}
+    if source:
+        record["source"] = source
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w") as f:
         json.dump(record, f)
@@ -125,23 +129,35 @@ def load_table(path: Path, require_complete: bool = True) -> LineupTable:
     if values.dtype != np.float32 or values.shape != (lineup_count(pool.n),):
         raise DraftError(f"{path} holds {values.dtype} {values.shape}, but a table of {pool.n} heroes is float32 "
                          f"({lineup_count(pool.n)},); delete it and precompute again")
-    table = LineupTable(path, pool, record["scorer"], int(record["batch_size"]), int(record["scored"]), values)
+    table = LineupTable(path, pool, record["scorer"], int(record["batch_size"]), int(record["scored"]), values,
+                        record.get("source"))
     if require_complete and not table.complete:
         raise DraftError(f"the table {path} is {table.scored:,} of {len(values):,} lineups scored (interrupted); "
                          f"finish it with the same `fivestack draft --precompute` command, which resumes")
     return table
 
 
+def check_source(path: Path, recorded: dict | None, source: dict | None) -> None:
+    """A table's recorded source (run, version, ...) must be the one asked for: one error naming both."""
+    if source and recorded != source:
+        said = ", ".join(f"{k} {v}" for k, v in (recorded or {}).items()) or "no run (a stub or another scorer)"
+        want = ", ".join(f"{k} {v}" for k, v in source.items())
+        raise DraftError(f"the table {path} was scored by {said}, not {want}; choose another --table (or leave it "
+                         f"out for the run's own), or delete it to score it again")
+
+
 def precompute(path: Path, pool: HeroPool, scorer: Scorer, scorer_name: str, batch_size: int = 65536,
-               console: Console | None = None, show_progress: bool = True) -> LineupTable:
+               console: Console | None = None, show_progress: bool = True, source: dict | None = None) -> LineupTable:
     """Scores every lineup of ``pool`` into ``path`` (resuming a partial table made with the same pool and
-    scorer) and returns the finished table. An exception from the scorer leaves a valid partial table."""
+    scorer, and ``source``, a JSON record of what made it, e.g. a run and version) and returns the finished
+    table. An exception from the scorer leaves a valid partial table."""
     path, meta = Path(path), progress_path(Path(path))
     count = lineup_count(pool.n)
     if batch_size < 1:
         raise DraftError(f"batch size {batch_size} must be at least 1")
     if meta.exists():
         record = _read_progress(meta)
+        check_source(path, record.get("source"), source)
         if list(record["pool"]) != list(pool.names) or record["scorer"] != scorer_name:
             raise DraftError(f"{path} was started for pool {record['pool']} with scorer {record['scorer']}, not "
                              f"pool {list(pool.names)} with {scorer_name}; resume it with the same pool and scorer, "
@@ -157,7 +173,7 @@ def precompute(path: Path, pool: HeroPool, scorer: Scorer, scorer_name: str, bat
             raise DraftError(f"{path} exists without its progress file {meta.name}; delete it or choose "
                              f"another --table")
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_progress(meta, pool, scorer_name, batch_size, 0)
+        _write_progress(meta, pool, scorer_name, batch_size, 0, source)
         np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(count,)).flush()
         scored = 0
     values = np.lib.format.open_memmap(path, mode="r+")
@@ -172,7 +188,7 @@ def precompute(path: Path, pool: HeroPool, scorer: Scorer, scorer_name: str, bat
             stop = min(scored + batch_size, count)
             values[scored:stop] = _checked(scorer(*index.unrank(scored, stop)), stop - scored, scorer_name)
             values.flush()
-            _write_progress(meta, pool, scorer_name, batch_size, stop)
+            _write_progress(meta, pool, scorer_name, batch_size, stop, source)
             done_here += stop - scored
             scored = stop
             rate = done_here / max(time.perf_counter() - started, 1e-9)

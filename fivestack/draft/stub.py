@@ -65,3 +65,23 @@ class StubWinProbability:
     def one(self, radiant, dire) -> float:
         """The win probability of one lineup (two iterables of 5 hero ids)."""
         return float(self(np.array([sorted(radiant)]), np.array([sorted(dire)]))[0])
+
+
+def stub_patch(n: int, version: str | None = None):
+    """A patch of ``n`` heroes for tests and benchmarks of the policy scorer while the game's pool is smaller:
+    the patch's own heroes, then renamed copies of them (with renamed copies of their abilities) up to ``n``;
+    the first ``n`` of its heroes if it has that many already."""
+    import dataclasses
+
+    from fivestack.game.patch import PATCH_VERSION, Patch
+
+    base = Patch(version or PATCH_VERSION)
+    heroes = list(base.heroes[:n])
+    copy = 0
+    while len(heroes) < n:
+        hero = base.heroes[copy % base.n_heroes]
+        tag = f" {copy // base.n_heroes + 2}"
+        heroes.append(dataclasses.replace(hero, name=hero.name + tag, abilities=tuple(
+            dataclasses.replace(a, name=a.name + tag) for a in hero.abilities)))
+        copy += 1
+    return Patch(base.version, tuple(heroes), base.items, base.rules)

@@ -23,15 +23,17 @@ from fivestack.game.engine import GameBatch, GameConfig, sanitize_actions
 from fivestack.game.layout import (
     ACT_PRIMARY, ACT_TARGET, INVALID_ACTIONS, MAX_UNITS, N_HEROES, N_PRIMARY, N_UNIT_SLOTS,
 )
-from fivestack.game.patch import FEATURES, PATCHES, feature_mask, observation_mask
+from fivestack.game.patch import FEATURES, PATCHES, Patch, feature_mask, observation_mask
 
 
 OBSERVATION_BITS = feature_mask(f.name for f in FEATURES.values() if f.observes)
 
 
 class BatchedEnv:
-    def __init__(self, n_games: int, config: GameConfig | None = None):
-        self.game = GameBatch(n_games, config)
+    def __init__(self, n_games: int, config: GameConfig | None = None, patch: Patch | None = None):
+        """``patch``: the game's data tables when not those of ``config.patch``'s version (a ``Patch`` with other
+        heroes, e.g. a test pool); its version must be ``config.patch``'s."""
+        self.game = GameBatch(n_games, config, patch)
         self.config = self.game.config
         self.n_games = n_games
         self.obs = observation.allocate(n_games, self.config.patch)  # a patch's observation features: more columns
