@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from fivestack.game.patch import HEROES
 from typer.testing import CliRunner
 
 from draft_fixtures import RunningDraft, make_table
@@ -65,7 +67,8 @@ def refused(draft, path, body, status, code, **kw):
 def test_state_describes_the_pool_the_order_and_the_start(draft, table):
     s = state(draft)
     assert [h["name"] for h in s["pool"]] == list(table.pool.names)
-    assert s["pool"][0]["role"] == "tank" and s["pool"][1]["role"] is None  # Bulwark is a patch hero
+    roles = {hero.name: hero.role for hero in HEROES}
+    assert s["pool"][0]["role"] == roles["Bulwark"] and s["pool"][1]["role"] is None  # Bulwark is a patch hero
     assert s["order"] == ["Radiant", "Dire", "Dire", "Radiant", "Radiant", "Dire", "Dire", "Radiant", "Radiant",
                           "Dire"]
     assert s["groups"] == [1, 2, 2, 2, 2, 1] and s["human"] == "Radiant" and s["first"] == "Radiant"
