@@ -18,7 +18,7 @@ rules' codes (``unknown_hero``, ``taken``, ``not_your_turn``, ``complete``), ``b
 an unknown field or value), ``bad_origin`` (403: a POST from another site's page) and ``not_found`` (404).
 A POST must be ``application/json`` (415 otherwise) and at most ``MAX_BODY_BYTES``. The search is
 table-driven, so any scorer's table (the stub's, or a policy's) drafts here the same way. Static files and
-headers are the viewer's (``SECURITY_HEADERS``, ``url_of``); it binds 127.0.0.1 unless told otherwise.
+headers are the viewer's (``send_reply``, ``url_of``); it binds 127.0.0.1 unless told otherwise.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from fivestack.draft.lineups import DIRE, RADIANT, DraftError, HeroPool
 from fivestack.draft.precompute import LineupTable, load_table
 from fivestack.draft.search import Drafter
 from fivestack.draft.session import DraftSession, LineupMeans, PickError
-from fivestack.viewer.server import SECURITY_HEADERS, url_of
+from fivestack.viewer.server import send_reply, url_of
 
 ASSETS = {  # URL path -> (file in fivestack/viewer/static, content type)
     "/": ("draft.html", "text/html; charset=utf-8"),
@@ -139,17 +139,7 @@ class _Handler(BaseHTTPRequestHandler):
     files: dict[str, bytes]
 
     def _reply(self, status: HTTPStatus, body: bytes, ctype: str, head_only: bool = False) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in SECURITY_HEADERS.items():
-            self.send_header(k, v)
-        self.end_headers()
-        if not head_only:
-            try:
-                self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+        send_reply(self, status, body, ctype, head_only)
 
     def _json(self, status: HTTPStatus, message: dict) -> None:
         body = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("utf-8")

@@ -49,6 +49,24 @@ SECURITY_HEADERS = {
 }
 
 
+def send_reply(handler: BaseHTTPRequestHandler, status: HTTPStatus, body: bytes, ctype: str,
+               head_only: bool = False) -> None:
+    """Answer one request of ``handler``: status, content type and length, the ``SECURITY_HEADERS``, then the body
+    (none for HEAD); a page closed mid-transfer is not an error. The viewer's and the draft screen's servers share
+    it."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", ctype)
+    handler.send_header("Content-Length", str(len(body)))
+    for k, v in SECURITY_HEADERS.items():
+        handler.send_header(k, v)
+    handler.end_headers()
+    if not head_only:
+        try:
+            handler.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
 def static_files() -> dict[str, bytes]:
     """The page's files, read from the installed package."""
     root = resources.files("fivestack.viewer") / "static"
@@ -126,17 +144,7 @@ class _Handler(BaseHTTPRequestHandler):
             body, ctype, status = b"not found\n", "text/plain; charset=utf-8", HTTPStatus.NOT_FOUND
         else:
             (body, ctype), status = routed, HTTPStatus.OK
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in SECURITY_HEADERS.items():
-            self.send_header(k, v)
-        self.end_headers()
-        if not head_only:
-            try:
-                self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):  # the page was closed mid-transfer
-                pass
+        send_reply(self, status, body, ctype, head_only)
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         self._send(head_only=False)

@@ -19,6 +19,7 @@ from draft_fixtures import RunningDraft, make_table
 from fivestack.draft.lineups import RADIANT, pick_sides
 from fivestack.draft.search import Drafter
 from fivestack.draft.session import LineupMeans
+from fivestack.game.patch import HEROES
 
 VIEWPORT = {"width": 1280, "height": 640}
 
@@ -110,7 +111,7 @@ def check_against_the_search(page, draft, table, human):
 def test_a_person_clicks_a_whole_draft_against_the_search(browser, start_draft, table):
     draft = start_draft(first="dire", human="radiant")  # Dire (the search) picks first
     page, problems = open_page(browser, draft.url)
-    assert page.locator('.card[data-hero="0"] .role').inner_text() == "tank"  # Bulwark, a patch hero
+    assert page.locator('.card[data-hero="0"] .role').inner_text() == HEROES[0].role  # Bulwark, a patch hero
     assert page.locator(".slot").count() == 10
     assert page.evaluate("() => [...document.querySelectorAll('.group')].map(g => g.children.length)") == \
         [1, 2, 2, 2, 2, 1]
