@@ -7,7 +7,9 @@ game (a new rule, a balance change), re-take the hashes with ``python tests/game
 and say so in the commit.
 
 The state hashes were re-taken when the 17-hero pool added state columns (auras, invisibility, summons,
-channels): the arrays grew, so their bytes changed, while every observation hash stayed the same.
+channels): the arrays grew, so their bytes changed, while every observation hash stayed the same. The observation
+hashes were re-taken when the hero identities became observation groups the policy embeds (``hero_ids``, every
+hero of the game, public; ``own_hero_id``): new arrays of the observation, while every state hash stayed the same.
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ TRACES = {
     "5v5-scripted-33min": ("5v5", "scripted", "scripted", 15_000),
 }
 GOLDEN = {
-    "1v1": {"state": "b4d27e857bd6512b1164bb7a16f9ae68", "observation": "969ae9bb919a7a576ec78b68f1308e29"},
-    "5v5": {"state": "48b11bd31e34fe0a5c33e2a3f7b6447b", "observation": "cf80755743feeb4485d9d40e6855db6d"},
+    "1v1": {"state": "b4d27e857bd6512b1164bb7a16f9ae68", "observation": "ffccbf3bfcafa1e3e8c9d13bc54f8e76"},
+    "5v5": {"state": "48b11bd31e34fe0a5c33e2a3f7b6447b", "observation": "39cbd960d672ef13e06eba89755a2484"},
     "5v5-scripted-33min": {"state": "0aca6e5de135b68fcac354d29e599289",
-                           "observation": "7663033e8f1c1397e1b0ca35343257e1"},
+                           "observation": "c0efc3b4a75c7199cf5984b7128a76bc"},
 }
 
 

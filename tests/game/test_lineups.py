@@ -18,11 +18,14 @@ from fivestack.game.layout import ACTIVE, AGI, HERO_TYPE, INT, N_HEROES, STR, SU
 from fivestack.game.patch import HEROES, H_ABILITY0, H_AGI, H_INT, H_STR, Patch
 
 
+FIVE = HEROES[:5]  # the default lineup's heroes: the pools below are built from them, whatever the patch's size
+
+
 def wide_patch(copies: int = 1) -> Patch:
-    """The standard heroes, then ``copies`` renamed copies of each (own ability records, same numbers)."""
-    heroes = list(HEROES)
+    """The five default heroes, then ``copies`` renamed copies of each (own ability records, same numbers)."""
+    heroes = list(FIVE)
     for c in range(copies):
-        for h in HEROES:
+        for h in FIVE:
             abilities = tuple(dataclasses.replace(a, name=f"{a.name} {c + 2}") for a in h.abilities)
             heroes.append(dataclasses.replace(h, name=f"{h.name} {c + 2}", abilities=abilities))
     return Patch(heroes=tuple(heroes))
@@ -103,7 +106,7 @@ def test_a_bad_lineup_gets_one_clear_error_and_changes_nothing(hero_types, messa
 
 
 def test_a_1v1_lineup_checks_only_the_playing_slots():
-    game = GameBatch(1, GameConfig(mode="1v1"))
+    game = GameBatch(1, GameConfig(mode="1v1"), patch=Patch(heroes=FIVE))
     with pytest.raises(ValueError, match=r"hero_types\[0, 5\] = 5 is not a hero"):
         game.reset([1], hero_types=[[0] * 5 + [5] * 5])
 
@@ -169,7 +172,7 @@ def test_a_bad_lineup_setting_gets_one_clear_error(kwargs, message):
 
 
 def test_random_5v5_lineups_need_ten_heroes_in_the_pool():
-    small = Patch(heroes=HEROES[:5])
+    small = Patch(heroes=FIVE)
     with pytest.raises(ValueError, match=r'draws 10 distinct heroes a game, but patch .* has 5'):
         GameBatch(1, GameConfig(lineups="random"), patch=small)
     with pytest.raises(ValueError, match=r'draws 2 distinct heroes a game, but patch .* has 1'):
