@@ -50,8 +50,10 @@ def test_cli_names_a_wrong_environment_or_method():
 
 @pytest.mark.slow
 def test_economy_self_play_builds_more_marines_than_target_only():
-    sp = run_method("economy", "self_play", seeds=3, episodes=200)
-    to = run_method("economy", "target_only", seeds=3, episodes=200)
+    # 6 seeds: with 3 the two means were 4.82 and 4.84 on one machine's floats (self-play ahead on another); with 6
+    # self-play leads 4.97 to 2.84
+    sp = run_method("economy", "self_play", seeds=6, episodes=200)
+    to = run_method("economy", "target_only", seeds=6, episodes=200)
     assert np.mean(sp["reward"]["mean"][1:]) > np.mean(to["reward"]["mean"][1:])
     assert sp["alice"]["t_a"][-1] > sp["alice"]["t_a"][0]     # Alice's tasks grow
 
