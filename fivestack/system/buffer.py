@@ -40,9 +40,10 @@ class Staleness:
             self.max_ever = max(self.max_ever, self.high)
 
     def take(self) -> dict[str, float]:
-        """``staleness/min|mean|max`` since the last call (empty if nothing was drawn), then start again."""
+        """``staleness/min|mean|max`` since the last call and ``staleness/samples``, how many drawn samples they
+        cover (empty if nothing was drawn), then start again."""
         out = {} if not self.n else {"staleness/min": float(self.low), "staleness/mean": self.total / self.n,
-                                     "staleness/max": float(self.high)}
+                                     "staleness/max": float(self.high), "staleness/samples": float(self.n)}
         self._reset()
         return out
 

@@ -79,11 +79,10 @@ def ray_metrics(opt: list[dict], inf: list[dict], ro: dict, interval: float, buf
     count timesteps x heroes, as the agent-steps played do."""
     out: dict[str, float] = {}
     stale = [o["staleness"] for o in opt if o["staleness"]]
-    if stale:
-        n = sum(o["consumed"] for o in opt if o["staleness"])
+    if stale:  # each optimizer's mean weighted by the samples it covers (not by "consumed", counted apart)
         out["staleness/min"] = min(s["staleness/min"] for s in stale)
-        out["staleness/mean"] = sum(o["staleness"]["staleness/mean"] * o["consumed"] for o in opt
-                                    if o["staleness"]) / max(n, 1)
+        out["staleness/mean"] = (sum(s["staleness/mean"] * s["staleness/samples"] for s in stale)
+                                 / sum(s["staleness/samples"] for s in stale))
         out["staleness/max"] = max(s["staleness/max"] for s in stale)
     out["staleness/max_ever"] = float(max(o["max_staleness_seen"] for o in opt))
     produced, consumed = sum(o["produced"] for o in opt), sum(o["consumed"] for o in opt)
