@@ -37,7 +37,7 @@ from fivestack.draft.lineups import DIRE, RADIANT, DraftError, HeroPool
 from fivestack.draft.precompute import LineupTable, load_table
 from fivestack.draft.search import Drafter
 from fivestack.draft.session import DraftSession, LineupMeans, PickError
-from fivestack.viewer.server import send_reply, url_of
+from fivestack.viewer.server import send_reply, start_serving, url_of
 
 ASSETS = {  # URL path -> (file in fivestack/viewer/static, content type)
     "/": ("draft.html", "text/html; charset=utf-8"),
@@ -219,15 +219,10 @@ def serve_draft(table: str | Path | LineupTable, first: str = "radiant", human: 
     start. A table that cannot be loaded raises DraftError (the CLI prints it)."""
     complain = complain or (lambda m: print(m, file=sys.stderr))
     service = DraftService(table if isinstance(table, LineupTable) else load_table(Path(table)), first, human)
-    try:
-        server = make_server(service, host, port)
-    except OSError as e:
-        complain(f"Error: cannot listen on {host}:{port} ({e.strerror or e}); choose another --port, or 0 for a "
-                 "free one")
+    started = start_serving(lambda: make_server(service, host, port), host, port, complain, "fivestack-draft")
+    if started is None:
         return 2
-    url = url_of(server)
-    thread = threading.Thread(target=server.serve_forever, name="fivestack-draft", daemon=True)
-    thread.start()
+    server, url, thread = started
     say(f"Drafting on {service.table.path} ({service.table.pool.n} heroes, scored by {service.table.scorer}) at {url} "
         f"(Ctrl-C to stop)")
     try:

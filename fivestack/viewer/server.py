@@ -67,6 +67,22 @@ def send_reply(handler: BaseHTTPRequestHandler, status: HTTPStatus, body: bytes,
             pass
 
 
+def start_serving(build: Callable[[], ThreadingHTTPServer], host: str, port: int, complain: Callable[[str], None],
+                  name: str) -> tuple[ThreadingHTTPServer, str, threading.Thread] | None:
+    """Build a server (``build``) and serve it from a daemon thread named ``name``: the server, its URL and the
+    thread, or None, after one clear error to ``complain``, when it cannot listen on ``host:port``. The viewer's and the draft
+    screen's servers share it."""
+    try:
+        server = build()
+    except OSError as e:
+        complain(f"Error: cannot listen on {host}:{port} ({e.strerror or e}); choose another --port, or 0 for a "
+                 "free one")
+        return None
+    thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
+    thread.start()
+    return server, url_of(server), thread
+
+
 def static_files() -> dict[str, bytes]:
     """The page's files, read from the installed package."""
     root = resources.files("fivestack.viewer") / "static"
@@ -182,15 +198,10 @@ def view(path: str | Path, host: str = "127.0.0.1", port: int = 0, open_browser:
     complain = complain or (lambda m: print(m, file=sys.stderr))
     t0 = time.perf_counter()
     state = prepare(path)
-    try:
-        server = make_server(state, host, port)
-    except OSError as e:
-        complain(f"Error: cannot listen on {host}:{port} ({e.strerror or e}); choose another --port, or 0 for a "
-                 "free one")
+    started = start_serving(lambda: make_server(state, host, port), host, port, complain, "fivestack-viewer")
+    if started is None:
         return 2
-    url = url_of(server)
-    thread = threading.Thread(target=server.serve_forever, name="fivestack-viewer", daemon=True)
-    thread.start()
+    server, url, thread = started
     try:
         if state.error is not None:
             complain(f"Error: {state.error}")
