@@ -15,11 +15,11 @@ import json
 import math
 import os
 import shutil
-import time
 
 import numpy as np
 import pytest
 
+from page_waits import wait_for
 from fivestack.arena.server import ArenaServer
 from fivestack.arena.session import ArenaGame, ArenaSetup
 from fivestack.game.layout import (
@@ -94,17 +94,6 @@ def open_arena(browser, url):
     wait_for(page, lambda: page.evaluate("!!(window.arena && arena.connected && arena.frames >= 3)"), 60,
              "the page to connect and draw frames")
     return page, problems, frames, sent
-
-
-def wait_for(page, condition, timeout: float, what: str):
-    """Poll ``condition`` until it is truthy (returned); the page's events (frames) are delivered meanwhile."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        page.wait_for_timeout(100)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
 
 
 def unit_xy(server, game, unit: int) -> np.ndarray:

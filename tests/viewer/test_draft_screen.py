@@ -11,11 +11,11 @@ Set ``FIVESTACK_DRAFT_SCREENSHOT=docs/draft.png`` to keep the screenshot taken m
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
 from draft_fixtures import RunningDraft, make_table
+from page_waits import wait_for
 from fivestack.draft.lineups import RADIANT, pick_sides
 from fivestack.draft.search import Drafter
 from fivestack.draft.session import LineupMeans
@@ -52,16 +52,6 @@ def open_page(browser, url):
     page.goto(url)
     wait_for(page, lambda: page.locator(".card").count() > 0, 30, "the hero cards")
     return page, problems
-
-
-def wait_for(page, condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        page.wait_for_timeout(50)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
 
 
 def log_rows(page) -> list[dict]:
