@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fivestack.draft.calibration import calibration, reliability_plot
+from tiny_runs import tiny_run
 
 
 def test_bins_brier_and_ece_by_hand(tmp_path):
@@ -49,8 +50,6 @@ def test_bad_inputs_are_refused(predicted, won, message):
 
 @pytest.fixture(scope="module")
 def duel(tmp_path_factory):
-    from tests.draft.test_policy_scorer import tiny_run
-
     return tiny_run(tmp_path_factory.mktemp("runs"), "duel", "1v1")
 
 

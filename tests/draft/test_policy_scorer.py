@@ -18,10 +18,9 @@ from fivestack.draft.precompute import load_table, precompute
 from fivestack.draft.run_draft import score_and_draft
 from fivestack.draft.stub import StubWinProbability, stub_patch
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.config import load_config
 from fivestack.system.inference import forward_arrays, initial_state
 from fivestack.system.rollout import active_heroes, team_view
-from fivestack.system.serial import SerialRunner
+from tiny_runs import tiny_run
 
 N = 11
 
@@ -135,18 +134,6 @@ def test_score_and_draft_from_a_policy(policy, patch, tmp_path):
     precompute(tmp_path / "stub.npy", scorer.pool, stub, stub.name, show_progress=False)
     with pytest.raises(DraftError, match="scored by no run"):
         score_and_draft(scorer, tmp_path / "stub.npy", source, human="none", out=io.StringIO())
-
-
-def tiny_run(root, name, mode):
-    config = load_config(None, [
-        f"run.runs_dir='{root}'", f"run.name='{name}'", f"game.mode='{mode}'", "game.max_seconds=30.0",
-        "rollout.games=2", "ppo.batch_samples=4", "ppo.steps_per_version=1", "policy.lstm_size=16",
-        "run.torch_threads=1", "run.max_versions=1", "eval.every_versions=0", "eval.calibration_games=2",
-        "eval.games=2", "eval.max_seconds=30.0"])
-    runner = SerialRunner(config)
-    runner.run()
-    runner.close()
-    return runner.run_dir
 
 
 @pytest.fixture(scope="module")

@@ -71,7 +71,8 @@ def test_buffer_drops_stale_samples_and_caps_reuse():
     assert buffer.dropped_stale == 4 and len(buffer) == 4
     batch = buffer.take(4, version=4)
     assert (4 - batch.version <= 2).all()
-    assert buffer.staleness.take() == {"staleness/min": 1.0, "staleness/mean": 1.0, "staleness/max": 1.0}
+    assert buffer.staleness.take() == {"staleness/min": 1.0, "staleness/mean": 1.0, "staleness/max": 1.0,
+                                       "staleness/samples": 4.0}
     buffer.prune(version=4)  # each sample may be used once (reuse target 1)
     assert len(buffer) == 0 and buffer.take(1, version=4) is None
     assert buffer.consumed == 4 and buffer.produced == 8
