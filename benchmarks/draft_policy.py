@@ -12,13 +12,15 @@ heroes, and renamed copies while the game has fewer). The forward pass's cost do
    policy's encoder (of which the trunk layer), and the LSTM step.
 3. with ``--full``: the real table (every lineup, batches of 4,096, into a ``.npy`` with its progress file, as
    ``fivestack draft RUN`` does; hours on 17 heroes) and a full draft on it (the search picking both sides,
-   Radiant first, one Drafter whose cache carries over): its slowest pick (the bar: < 30 s).
+   Radiant first, one Drafter whose cache carries over): its slowest pick (the bar: < 30 s). With ``--table
+   FILE.npy`` the table is kept there and an interrupted benchmark resumes it; the precompute's cost is then the
+   CPU and wall seconds summed over every resume (its progress file's ``cpu_seconds`` / ``wall_seconds``).
 
 CPU seconds are this process's (``time.process_time``), torch and Numba single-threaded; the machine may be
 shared, so wall seconds are reported beside them but are not the figure.
 
 Usage: ``python benchmarks/draft_policy.py [--run RUN[:VERSION]] [--heroes 17] [--sample 512]
-[--batches 16,64,256] [--seed 0] [--full]``
+[--batches 16,64,256] [--seed 0] [--full [--table FILE.npy]]``
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--batches", default="16,64,256")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--full", action="store_true", help="score the whole table and draft on it (hours)")
+    parser.add_argument("--table", default=None, help="with --full: keep the table here (resumes it)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
 
@@ -127,12 +130,12 @@ def main(argv=None) -> dict:
     if args.full:
         scorer = build(64)
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "table.npy"
-            table, fill_wall, fill_cpu = timed(lambda: precompute(path, scorer.pool, scorer, scorer.name,
-                                                                   batch_size=4096, show_progress=False))
+            path = Path(args.table) if args.table else Path(tmp) / "table.npy"
+            table = precompute(path, scorer.pool, scorer, scorer.name, batch_size=4096, show_progress=False)
             values = np.array(table.values)
-        result["full"] = {"cpu_s": round(fill_cpu, 1), "wall_s": round(fill_wall, 1),
-                          "lineups_per_cpu_s": round(count / fill_cpu, 1)}
+        result["full"] = {"table": str(args.table) if args.table else None, "cpu_s": round(table.cpu_seconds, 1),
+                          "wall_s": round(table.wall_seconds, 1),
+                          "lineups_per_cpu_s": round(count / max(table.cpu_seconds, 1e-9), 1)}
         drafter, build_wall, build_cpu = timed(lambda: Drafter(values, n, radiant_first=True))
         r, d, picks = [], [], []
         for side in pick_sides(True):

@@ -11,7 +11,9 @@ The table is two files:
   rank ``r`` (``fivestack/draft/lineups.py``: the combinatorial number system), written through a numpy
   memmap; plain ``.npy``, no pickle.
 * ``FILE.progress.json``: the pool's names, the scorer's name, the batch size and ``scored``: every rank below
-  it is in ``FILE.npy`` (flushed before ``scored`` is advanced, and the JSON is replaced atomically).
+  it is in ``FILE.npy`` (flushed before ``scored`` is advanced, and the JSON is replaced atomically); and
+  ``cpu_seconds`` / ``wall_seconds``, the scoring time so far summed over every process that resumed it (the
+  precompute's cost, however many times it was interrupted).
 
 Lineups are scored in rank order, one batch of ranks at a time: unrank (vectorised), score, write, flush,
 advance ``scored``. A kill at any point loses at most the batch in flight; ``precompute`` on the same file
@@ -56,6 +58,8 @@ class LineupTable:
     scored: int
     values: np.ndarray
     source: dict | None = None  # what made it, e.g. {"run": ..., "version": ...} for a policy's table
+    cpu_seconds: float = 0.0  # scoring time so far, summed over every resume
+    wall_seconds: float = 0.0
 
     @property
     def complete(self) -> bool:
@@ -90,9 +94,10 @@ def score_all(n: int, scorer: Scorer, batch_size: int = 65536, scorer_name: str 
 
 
 def _write_progress(path: Path, pool: HeroPool, scorer_name: str, batch_size: int, scored: int,
-                    source: dict | None = None) -> None:
+                    source: dict | None = None, cpu_seconds: float = 0.0, wall_seconds: float = 0.0) -> None:
     record = {"format": FORMAT, "pool": list(pool.names), "lineups": lineup_count(pool.n), "scorer": scorer_name,
-              "batch_size": batch_size, "scored": scored}
+              "batch_size": batch_size, "scored": scored, "cpu_seconds": round(cpu_seconds, 3),
+              "wall_seconds": round(wall_seconds, 3)}
     if source:
         record["source"] = source
     tmp = path.with_name(path.name + ".tmp")
@@ -130,7 +135,8 @@ def load_table(path: Path, require_complete: bool = True) -> LineupTable:
         raise DraftError(f"{path} holds {values.dtype} {values.shape}, but a table of {pool.n} heroes is float32 "
                          f"({lineup_count(pool.n)},); delete it and precompute again")
     table = LineupTable(path, pool, record["scorer"], int(record["batch_size"]), int(record["scored"]), values,
-                        record.get("source"))
+                        record.get("source"), float(record.get("cpu_seconds", 0.0)),
+                        float(record.get("wall_seconds", 0.0)))
     if require_complete and not table.complete:
         raise DraftError(f"the table {path} is {table.scored:,} of {len(values):,} lineups scored (interrupted); "
                          f"finish it with the same `fivestack draft --precompute` command, which resumes")
@@ -163,6 +169,7 @@ def precompute(path: Path, pool: HeroPool, scorer: Scorer, scorer_name: str, bat
                              f"pool {list(pool.names)} with {scorer_name}; resume it with the same pool and scorer, "
                              f"or delete it / choose another --table")
         scored, batch_size = int(record["scored"]), int(record["batch_size"])
+        cpu_before, wall_before = float(record.get("cpu_seconds", 0.0)), float(record.get("wall_seconds", 0.0))
         if not path.exists():
             if scored:
                 raise DraftError(f"{meta} says {scored:,} lineups are scored but {path} is missing; delete {meta} "
@@ -175,7 +182,7 @@ def precompute(path: Path, pool: HeroPool, scorer: Scorer, scorer_name: str, bat
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_progress(meta, pool, scorer_name, batch_size, 0, source)
         np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(count,)).flush()
-        scored = 0
+        scored, cpu_before, wall_before = 0, 0.0, 0.0
     values = np.lib.format.open_memmap(path, mode="r+")
     index = LineupIndex.of(pool.n)
     columns = [TextColumn("[bold]scoring lineups"), BarColumn(), MofNCompleteColumn(),
@@ -183,12 +190,14 @@ def precompute(path: Path, pool: HeroPool, scorer: Scorer, scorer_name: str, bat
                TimeRemainingColumn()]
     with Progress(*columns, console=console, disable=not show_progress) as bar:
         task = bar.add_task("score", total=count, completed=scored, rate="-")
-        started, done_here = time.perf_counter(), 0
+        started, cpu_started, done_here = time.perf_counter(), time.process_time(), 0
         while scored < count:
             stop = min(scored + batch_size, count)
             values[scored:stop] = _checked(scorer(*index.unrank(scored, stop)), stop - scored, scorer_name)
             values.flush()
-            _write_progress(meta, pool, scorer_name, batch_size, stop, source)
+            _write_progress(meta, pool, scorer_name, batch_size, stop, source,
+                            cpu_seconds=cpu_before + time.process_time() - cpu_started,
+                            wall_seconds=wall_before + time.perf_counter() - started)
             done_here += stop - scored
             scored = stop
             rate = done_here / max(time.perf_counter() - started, 1e-9)

@@ -62,6 +62,32 @@ def test_resume_after_the_scorer_raises_equals_an_uninterrupted_run(tmp_path):
     assert again.rows == 0
 
 
+class Burning(Counting):
+    """The stub, spending ``BURN`` CPU-seconds on each batch (a busy loop), so the table's cost is known."""
+
+    BURN = 0.02
+
+    def __call__(self, radiant, dire):
+        out = super().__call__(radiant, dire)
+        until = time.process_time() + self.BURN
+        while time.process_time() < until:
+            pass
+        return out
+
+
+def test_the_progress_file_sums_the_scoring_time_over_resumes(tmp_path):
+    path = tmp_path / "t.npy"
+    with pytest.raises(RuntimeError, match="scorer died"):
+        precompute(path, POOL, Burning(fail_after=4), STUB.name, batch_size=256, show_progress=False)
+    partial = load_table(path, require_complete=False)
+    assert partial.cpu_seconds >= 4 * Burning.BURN and partial.wall_seconds >= 4 * Burning.BURN
+    precompute(path, POOL, Burning(), STUB.name, batch_size=256, show_progress=False)
+    done = load_table(path)
+    batches = -(-2772 // 256)  # 11: 4 before the failure, 7 after the resume
+    assert done.cpu_seconds >= partial.cpu_seconds + (batches - 4) * Burning.BURN
+    assert done.cpu_seconds >= batches * Burning.BURN and done.wall_seconds >= batches * Burning.BURN
+
+
 KILLED_RUN = """
 import sys, time
 from fivestack.draft.lineups import HeroPool
