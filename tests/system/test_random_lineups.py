@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fivestack.game.layout import G_TRAINING, RANDOM_BUILDS, RANDOM_START
+from fivestack.game.layout import G_TRAINING, MODE_1V1_MID, MODE_5V5, RANDOM_BUILDS, RANDOM_START
+from fivestack.game.lineups import check_pool, random_lineups
 from fivestack.game.patch import Patch
 from fivestack.system.config import ConfigError, from_dict, load_config
 from fivestack.system.rollout import RolloutWorker
@@ -27,10 +28,17 @@ def test_a_bad_lineup_or_randomise_value_is_one_clear_error(override, message):
         load_config(overrides=[override])
 
 
-@pytest.mark.skipif(Patch().n_heroes >= 10, reason="the patch's pool is large enough for random 5v5 lineups")
-def test_random_5v5_lineups_on_a_pool_under_ten_heroes_is_one_clear_error():
-    with pytest.raises(ConfigError, match=r"game.lineups: .* draws 10 distinct heroes a game, but patch"):
-        load_config(overrides=["game.lineups='random'"])
+def test_random_lineups_on_a_pool_too_small_for_the_mode_is_one_clear_error():
+    """The config checks the patch's pool with ``check_pool`` (its message, prefixed with the key); the game's
+    patch has 17 heroes, so the small pools are cut from it."""
+    base = Patch()
+    nine, one = (Patch(base.version, base.heroes[:n], base.items, base.rules) for n in (9, 1))
+    with pytest.raises(ValueError, match=r"draws 10 distinct heroes a game, but patch .* has 9 \(Bulwark, "):
+        check_pool(nine, MODE_5V5)
+    check_pool(nine, MODE_1V1_MID)  # two heroes are enough for 1v1
+    with pytest.raises(ValueError, match=r"draws 2 distinct heroes a game, but patch .* has 1 \(Bulwark\)"):
+        random_lineups(one, MODE_1V1_MID, seeds=[0])
+    load_config(overrides=["game.lineups='random'"])  # the real pool is large enough
 
 
 def test_the_defaults_play_the_standard_game():
