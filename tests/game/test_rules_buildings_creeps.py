@@ -20,7 +20,7 @@ from fivestack.game import kernels
 from fivestack.game.engine import GameBatch
 from fivestack.game.layout import (
     ALIVE, ARMOR, A_ATTACK, A_GLYPH, BOUNTY_GOLD, DAMAGE, EV_MEGAS, FRAMES_PER_SECOND, FRAMES_PER_STEP,
-    G_BARRACKS_LOST0, G_MEGAS0, HP, HP_MAX, INVALID_ACTIONS, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, KIND,
+    G_BARRACKS_LOST0, G_MEGAS0, HP, HP_MAX, INVALID_ACTIONS, INVISIBLE, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, KIND,
     LANE, MAX_UNITS, SLOT_CREEPS, STUN, TARGET, TEAM, WAYPOINT, X, Y,
 )
 from fivestack.game.patch import CREEPS
@@ -173,6 +173,37 @@ def test_tower_shoots_the_nearest_creep_before_heroes_and_switches_to_a_hero_who
     assert S.ui[0, tower, TARGET] == attacker
     idle(game, 12)  # the tower's next shot (0.9 s at most) and its flight
     assert S.uf[0, attacker, HP] < S.uf[0, attacker, HP_MAX], "the tower did not shoot the attacker"
+
+
+def test_a_tower_neither_acquires_nor_keeps_shooting_an_invisible_hero():
+    """An enemy hero beside a tower is not shot while invisible (the tower's own acquisition, not only a
+    creep's: ``tests/game/test_rules_mechanics.py``), is shot once its invisibility runs out, and a tower
+    shooting a hero drops it the moment it turns invisible."""
+    game = new_game("1v1")
+    S = game.state
+    clear_creeps(game)
+    tower = building(RADIANT, T1[MID])
+    tx, ty = S.uf[0, tower, X], S.uf[0, tower, Y]
+    hero = 5
+    put(game, hero, tx + 250.0, ty)
+    S.ui[0, hero, STUN] = 10_000  # it stands there
+    hidden_steps = 12
+    S.ui[0, hero, INVISIBLE] = hidden_steps * FRAMES_PER_STEP
+    idle(game, hidden_steps - 1)
+    assert S.ui[0, hero, INVISIBLE] > 0
+    assert S.ui[0, tower, TARGET] == -1 and S.uf[0, hero, HP] == S.uf[0, hero, HP_MAX]
+    idle(game, 10)  # visible again: the tower's first shot (0.9 s at most) and its flight
+    assert S.ui[0, hero, INVISIBLE] == 0 and S.ui[0, tower, TARGET] == hero
+    assert S.uf[0, hero, HP] < S.uf[0, hero, HP_MAX], "the tower did not shoot the hero once it was seen"
+
+    S.ui[0, hero, INVISIBLE] = 100 * FRAMES_PER_STEP  # invisible again, mid-fight
+    S.uf[0, hero, HP] = S.uf[0, hero, HP_MAX]
+    idle(game, 1)
+    assert S.ui[0, tower, TARGET] == -1
+    idle(game, 10)  # a shot already in flight may land; no new one leaves
+    one_shot = S.uf[0, tower, DAMAGE] * armor_share(float(S.uf[0, hero, ARMOR]))
+    assert S.ui[0, tower, TARGET] == -1
+    assert S.uf[0, hero, HP_MAX] - S.uf[0, hero, HP] <= one_shot + 1e-3, "the tower kept shooting the hero"
 
 
 # ---------------------------------------------------------------- super and mega creeps
