@@ -58,10 +58,12 @@ def test_a_per_game_lineup_takes_effect_in_the_games_reset_only():
     game.reset([1, 2, 3])
     lineup = [9, 3, 0, 7, 5, 1, 8, 2, 6, 4]
     game.reset([5], which=[1], hero_types=[lineup])
+    assert game.hero_types.tolist() == [[0, 1, 2, 3, 4] * 2, lineup, [0, 1, 2, 3, 4] * 2]
     assert_plays(game, 1, lineup)
     assert_plays(game, 0, [0, 1, 2, 3, 4] * 2)
     assert_plays(game, 2, [0, 1, 2, 3, 4] * 2)
     game.reset([6], which=[1])  # no lineup: the batch's rule again
+    assert game.hero_types[1].tolist() == [0, 1, 2, 3, 4] * 2
     assert_plays(game, 1, [0, 1, 2, 3, 4] * 2)
 
 
