@@ -108,6 +108,12 @@ def _write_progress(path: Path, pool: HeroPool, scorer_name: str, batch_size: in
     os.replace(tmp, path)
 
 
+def _scoring_time(record: dict) -> tuple[float, float]:
+    """(cpu_seconds, wall_seconds) a progress record says were spent scoring (0 for a table made before they
+    were recorded)."""
+    return float(record.get("cpu_seconds", 0.0)), float(record.get("wall_seconds", 0.0))
+
+
 def _read_progress(path: Path) -> dict:
     try:
         record = json.loads(Path(path).read_text())
@@ -135,8 +141,7 @@ def load_table(path: Path, require_complete: bool = True) -> LineupTable:
         raise DraftError(f"{path} holds {values.dtype} {values.shape}, but a table of {pool.n} heroes is float32 "
                          f"({lineup_count(pool.n)},); delete it and precompute again")
     table = LineupTable(path, pool, record["scorer"], int(record["batch_size"]), int(record["scored"]), values,
-                        record.get("source"), float(record.get("cpu_seconds", 0.0)),
-                        float(record.get("wall_seconds", 0.0)))
+                        record.get("source"), *_scoring_time(record))
     if require_complete and not table.complete:
         raise DraftError(f"the table {path} is {table.scored:,} of {len(values):,} lineups scored (interrupted); "
                          f"finish it with the same `fivestack draft --precompute` command, which resumes")
@@ -169,7 +174,7 @@ def precompute(path: Path, pool: HeroPool, scorer: Scorer, scorer_name: str, bat
                              f"pool {list(pool.names)} with {scorer_name}; resume it with the same pool and scorer, "
                              f"or delete it / choose another --table")
         scored, batch_size = int(record["scored"]), int(record["batch_size"])
-        cpu_before, wall_before = float(record.get("cpu_seconds", 0.0)), float(record.get("wall_seconds", 0.0))
+        cpu_before, wall_before = _scoring_time(record)
         if not path.exists():
             if scored:
                 raise DraftError(f"{meta} says {scored:,} lineups are scored but {path} is missing; delete {meta} "
