@@ -174,8 +174,41 @@ def main(argv: list[str] | None = None) -> None:
     bar = Progress(TextColumn("{task.description}"), BarColumn(),
                    TextColumn("{task.completed:,.0f}/{task.total:,.0f} " + ("agent-steps" if by_steps else "s")),
                    TimeElapsedColumn(), console=Console(stderr=True), transient=False)
+    def evaluate_point(games: int, final: bool, **extra) -> dict:
+        """Play ``games`` games against each opponent with the policy as it is now: one curve point."""
+        point = {"agent_steps": runner.agent_steps, "version": runner.optimizer.version,
+                 "train_seconds": round(runner.elapsed_before, 1),
+                 "minutes": round(runner.elapsed_before / 60.0, 2), "final": final, "eval_games": games,
+                 "eval_policy": eval_policy, **extra}
+        eval_seconds = 0.0
+        for opponent in opponents:
+            bar.update(task, description=f"evaluating vs {opponent} ({games} games)")
+            result = evaluate(runner.policy, opponent, games, config.game.mode, eval_max_seconds,
+                              seed=10_000 + args.seed, greedy=args.greedy,
+                              decision_steps=config.rollout.decision_steps, lineups=eval_lineups)
+            point[f"win_rate_vs_{opponent}"] = round(result.win_rate, 4)
+            point[f"ci95_vs_{opponent}"] = [round(result.ci95[0], 4), round(result.ci95[1], 4)]
+            point[f"draw_rate_vs_{opponent}"] = round(result.draw_rate, 4)
+            point[f"games_vs_{opponent}"] = result.games
+            point[f"minutes_per_game_vs_{opponent}"] = round(result.mean_minutes, 2)
+            point[f"eval_seconds_vs_{opponent}"] = round(result.seconds, 1)
+            point[f"team_stats_vs_{opponent}"] = result.team_stats
+            if eval_lineups == "random":
+                point[f"per_hero_vs_{opponent}"] = result.per_hero
+            eval_seconds += result.seconds
+        point["eval_seconds"] = round(eval_seconds, 1)
+        return point
+
     with bar:
         task = bar.add_task("training", total=budget, completed=done())
+        if config.clone.bot and not any(p.get("clone") for p in curve):
+            # version 0 is the clone (clone.bot): make it, then evaluate it with the final point's games
+            bar.update(task, description=f"cloning {config.clone.bot}")
+            runner.clone(on_progress=lambda phase, d, t, text: bar.update(task, description=text))
+            curve.append(evaluate_point(args.games, False, clone=True, clone_summary=runner.state.clone))
+            save_state(runner.run_dir, args, curve)
+            print(json.dumps({"progress": curve[-1]}), flush=True)
+            bar.update(task, completed=done())
         while True:
             if not reached():
                 if config.run.max_versions and runner.optimizer.version >= config.run.max_versions:
@@ -191,7 +224,7 @@ def main(argv: list[str] | None = None) -> None:
                 runner.run(on_progress=lambda p: bar.update(task, completed=done()), stop=stop)
                 bar.update(task, completed=done())
             final = reached()
-            if curve and curve[-1]["agent_steps"] == runner.agent_steps:
+            if curve and curve[-1]["agent_steps"] == runner.agent_steps and not curve[-1].get("clone"):
                 # this point was evaluated before a stop: keep it unless it must now be the (bigger) final one
                 last = curve[-1]
                 if not final or (last.get("final") and last.get("eval_games") == args.games
@@ -200,31 +233,9 @@ def main(argv: list[str] | None = None) -> None:
                         break
                     continue
                 curve.pop()
-            games = args.games if final else args.curve_games
-            point = {"agent_steps": runner.agent_steps, "version": runner.optimizer.version,
-                     "train_seconds": round(runner.elapsed_before, 1),
-                     "minutes": round(runner.elapsed_before / 60.0, 2), "final": final, "eval_games": games,
-                     "eval_policy": eval_policy}
-            eval_seconds = 0.0
-            for opponent in opponents:
-                bar.update(task, description=f"evaluating vs {opponent} ({games} games)")
-                result = evaluate(runner.policy, opponent, games, config.game.mode, eval_max_seconds,
-                                  seed=10_000 + args.seed, greedy=args.greedy,
-                                  decision_steps=config.rollout.decision_steps, lineups=eval_lineups)
-                point[f"win_rate_vs_{opponent}"] = round(result.win_rate, 4)
-                point[f"ci95_vs_{opponent}"] = [round(result.ci95[0], 4), round(result.ci95[1], 4)]
-                point[f"draw_rate_vs_{opponent}"] = round(result.draw_rate, 4)
-                point[f"games_vs_{opponent}"] = result.games
-                point[f"minutes_per_game_vs_{opponent}"] = round(result.mean_minutes, 2)
-                point[f"eval_seconds_vs_{opponent}"] = round(result.seconds, 1)
-                point[f"team_stats_vs_{opponent}"] = result.team_stats
-                if eval_lineups == "random":
-                    point[f"per_hero_vs_{opponent}"] = result.per_hero
-                eval_seconds += result.seconds
-            point["eval_seconds"] = round(eval_seconds, 1)
-            curve.append(point)
+            curve.append(evaluate_point(args.games if final else args.curve_games, final))
             save_state(runner.run_dir, args, curve)
-            print(json.dumps({"progress": point}), flush=True)
+            print(json.dumps({"progress": curve[-1]}), flush=True)
             if final:
                 break
         bar.update(task, description="done")

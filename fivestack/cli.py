@@ -449,6 +449,8 @@ def train(
         return
     console = Console()
     console.print(trainer.describe())
+    if getattr(trainer, "clone", None) is not None and cfg.clone.bot:
+        _clone_with_progress(trainer, console)
     budget = cfg.run.minutes * 60.0
     columns = [TextColumn("version {task.fields[version]}"), BarColumn(),
                TextColumn("{task.fields[steps]:,} agent-steps  {task.fields[rate]:,.0f}/s  {task.fields[wins]}"),
@@ -471,6 +473,21 @@ def train(
     console.print(f"stopped at version {final.version} after {final.agent_steps:,} agent-steps; "
                   f"checkpoint in {trainer.run_dir / 'checkpoints'}; resume with: fivestack train --resume "
                   f"{trainer.run_dir}")
+
+
+def _clone_with_progress(trainer, console: Console) -> None:
+    """Run the clone phase of a run (``clone.bot``) under its own progress bar, before training's."""
+    columns = [TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+               TimeElapsedColumn()]
+    with Progress(*columns, console=console, transient=False) as bar:
+        tasks = {}
+
+        def show(phase: str, done: float, total: float, text: str) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(text, total=total)
+            bar.update(tasks[phase], completed=done, total=total, description=text)
+
+        trainer.clone(on_progress=show)
 
 
 @app.command("surgery")

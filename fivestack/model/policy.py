@@ -360,9 +360,7 @@ class Policy(nn.Module):
         Returns actions (N, 5), log-probability (N,), entropy per head (N, 4) in ``HEADS`` order (a parameter
         head the action does not use contributes 0), value (N,), win logit (N,), and which parameters the
         action uses (N, 2): [target, offset]."""
-        rows = torch.arange(core.shape[0], device=core.device)
         primary_dist = categorical(self.primary_logits(core, masks))
-        delay_dist = categorical(self.delay_head(core))
         sample = actions is None
 
         def draw(dist: torch.distributions.Categorical) -> torch.Tensor:
@@ -372,17 +370,13 @@ class Policy(nn.Module):
             return torch.multinomial(dist.probs, 1, generator=generator).squeeze(-1)
 
         primary = draw(primary_dist) if sample else actions[:, 0]
-        target_logits, ox_logits, oy_logits = self.parameter_logits(core, units, unit_rel, primary)
-        target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
-        uses_target = target_mask.any(-1)
-        target_dist = categorical(target_logits.masked_fill(~target_mask, -1e9))
-        ox_dist = categorical(ox_logits)
-        oy_dist = categorical(oy_logits)
-        uses_offset = masks["offset_mask"].bool()[rows, primary]
+        logits = self.head_logits(core, units, unit_rel, masks, primary, primary_dist.logits)
+        delay_dist, target_dist = categorical(logits.delay), categorical(logits.target)
+        ox_dist, oy_dist = categorical(logits.offset_x), categorical(logits.offset_y)
         if sample:
             delay, target, ox, oy = draw(delay_dist), draw(target_dist), draw(ox_dist), draw(oy_dist)
             actions = torch.stack([primary, delay, target, ox, oy], -1)
-        t_used, o_used = uses_target.float(), uses_offset.float()
+        t_used, o_used = logits.used[:, 0], logits.used[:, 1]
         log_prob = (primary_dist.log_prob(actions[:, 0]) + delay_dist.log_prob(actions[:, 1])
                     + t_used * target_dist.log_prob(actions[:, 2])
                     + o_used * (ox_dist.log_prob(actions[:, 3]) + oy_dist.log_prob(actions[:, 4])))
@@ -390,7 +384,24 @@ class Policy(nn.Module):
                                o_used * (ox_dist.entropy() + oy_dist.entropy())], -1)  # (N, heads), HEADS order
         value = full_precision(self.value_head(core).squeeze(-1))  # fp32 under bf16 autocast too
         win_logit = full_precision(self.win_head(core).squeeze(-1))
-        return actions, log_prob, entropy, value, win_logit, torch.stack([t_used, o_used], -1)
+        return actions, log_prob, entropy, value, win_logit, logits.used
+
+    def head_logits(self, core: torch.Tensor, units: "PackedUnits", unit_rel: torch.Tensor,
+                    masks: dict[str, torch.Tensor], primary: torch.Tensor,
+                    primary_logits: torch.Tensor | None = None) -> "HeadLogits":
+        """Every action head's logits for N replicas, the parameter heads conditioned on ``primary`` (N,), the
+        primary action taken (or to be scored); masked entries are -1e9. What the imitation loss, its per-head
+        accuracy and the KL term toward a reference policy read (``fivestack.rl.imitation``)."""
+        rows = torch.arange(core.shape[0], device=core.device)
+        primary = primary.long()
+        if primary_logits is None:
+            primary_logits = self.primary_logits(core, masks)
+        target_logits, ox_logits, oy_logits = self.parameter_logits(core, units, unit_rel, primary)
+        target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
+        used = torch.stack([target_mask.any(-1), masks["offset_mask"].bool()[rows, primary]], -1).float()
+        return HeadLogits(full_precision(primary_logits), full_precision(self.delay_head(core)),
+                          full_precision(target_logits).masked_fill(~target_mask, -1e9), full_precision(ox_logits),
+                          full_precision(oy_logits), used)
 
     def primary_logits(self, core: torch.Tensor, masks: dict[str, torch.Tensor]) -> torch.Tensor:
         """(N, actions): the dot product of the LSTM output's query with each action's embedding, -1e9 where the
@@ -435,13 +446,11 @@ class Policy(nn.Module):
         return (actions.view(t, k, 5), log_prob.view(t, k), value.view(t, k), torch.sigmoid(win_logit).view(t, k),
                 state)
 
-    def forward_sequence(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,
-                         actions: torch.Tensor, teacher_actions: torch.Tensor | None = None) -> "SequenceScores":
-        """Score stored actions over L steps from the stored start state (truncated BPTT).
+    def sequence_core(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor,
+                      hero_slots: torch.Tensor) -> "SequenceCore":
+        """The LSTM outputs of L steps from a stored start state (truncated BPTT), and the state after them.
 
-        Batch-first: obs groups are (T, L, ...), first (T, L), hero_slots (T, K), actions (T, L, K, 5), state
-        ((T*K, H), (T*K, H)). With ``teacher_actions`` (T, L, K, 5), also scores those (the labels of the
-        imitation term), on the same LSTM outputs."""
+        Batch-first: obs groups are (T, L, ...), first (T, L), hero_slots (T, K), state ((T*K, H), (T*K, H))."""
         t, steps = first.shape
         flat = {name: value.flatten(0, 1) for name, value in obs.items()}
         features, units = self.encode(flat, hero_slots.repeat_interleave(steps, 0))
@@ -453,21 +462,100 @@ class Policy(nn.Module):
             cores.append(core.view(t, k, -1))
         core = torch.stack(cores, 1).flatten(0, 2)  # (T * L * K, H), team-major like ``flat``
         masks = {name: flat[name].flatten(0, 1) for name in MASK_GROUPS}
-        unit_rel = flat["unit_rel"].flatten(0, 1)
+        return SequenceCore(core, units, flat["unit_rel"].flatten(0, 1), masks, state, (t, steps, k))
+
+    def forward_sequence(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,
+                         actions: torch.Tensor, teacher_actions: torch.Tensor | None = None,
+                         with_logits: bool = False) -> "SequenceScores":
+        """Score stored actions over L steps from the stored start state (truncated BPTT).
+
+        Batch-first: obs groups are (T, L, ...), first (T, L), hero_slots (T, K), actions (T, L, K, 5), state
+        ((T*K, H), (T*K, H)). With ``teacher_actions`` (T, L, K, 5), also scores those (the labels of the
+        imitation term), on the same LSTM outputs, head by head. ``with_logits``: also every head's logits for
+        the stored actions (the KL term toward a reference policy reads them)."""
+        seq = self.sequence_core(obs, state, first, hero_slots)
         actions = actions.reshape(-1, 5)
-        _, log_prob, entropy, value, win_logit, used = self.heads(core, units, unit_rel, masks, actions)
-        shape = (t, steps, k)
-        teacher_log_prob = teacher_valid = None
+        _, log_prob, entropy, value, win_logit, used = self.heads(seq.core, seq.units, seq.unit_rel, seq.masks,
+                                                                  actions)
+        shape = seq.shape
+        logits = self.head_logits(seq.core, seq.units, seq.unit_rel, seq.masks, actions[:, 0]) if with_logits else None
+        teacher = None
         if teacher_actions is not None:
-            labels = teacher_actions.reshape(-1, 5)
-            teacher_valid = valid_actions(masks, labels)
-            # where a label is not an action the hero can take, score the policy's own instead (weighted 0); a
-            # valid label's target is -1 only where its action takes none (then any slot scores the same)
-            labels = torch.where(teacher_valid[:, None], labels.clamp_min(0), actions)
-            teacher_log_prob = self.heads(core, units, unit_rel, masks, labels)[1].view(shape)
-            teacher_valid = teacher_valid.view(shape)
+            teacher = self.score_labels(seq, teacher_actions, actions)
         return SequenceScores(log_prob.view(shape), entropy.view(*shape, len(HEADS)), value.view(shape),
-                              win_logit.view(shape), used.view(*shape, 2), teacher_log_prob, teacher_valid)
+                              win_logit.view(shape), used.view(*shape, 2), teacher, logits)
+
+    def score_labels(self, seq: "SequenceCore", labels: torch.Tensor,
+                     fallback: torch.Tensor | None = None) -> "LabelScores":
+        """Each head's log-probability of ``labels`` (T, L, K, 5), a teacher's actions, on the LSTM outputs of
+        ``seq``, and whether each head's most likely choice is the label. Where a label is not an action the hero
+        can take it is scored as ``fallback``'s action there (or a no-op) and marked invalid (weight it 0); a
+        valid label's target is -1 only where its action takes none (then any slot scores the same)."""
+        labels = labels.reshape(-1, 5)
+        valid = valid_actions(seq.masks, labels)
+        stand_in = torch.zeros_like(labels) if fallback is None else fallback.reshape(-1, 5)
+        labels = torch.where(valid[:, None], labels.clamp_min(0), stand_in)
+        logits = self.head_logits(seq.core, seq.units, seq.unit_rel, seq.masks, labels[:, 0])
+        shape = seq.shape
+        return LabelScores(logits.log_probs(labels).view(*shape, len(HEADS)),
+                           logits.hits(labels).view(*shape, len(HEADS)), logits.used.view(*shape, 2),
+                           valid.view(shape))
+
+
+class HeadLogits(NamedTuple):
+    """The action heads' logits for N replicas (fp32; -1e9 where masked), the parameter heads conditioned on one
+    primary action, and which parameters that action uses."""
+
+    primary: torch.Tensor  # (N, primary actions), masked by availability
+    delay: torch.Tensor  # (N, 4)
+    target: torch.Tensor  # (N, 189), masked by the action's valid targets
+    offset_x: torch.Tensor  # (N, 9)
+    offset_y: torch.Tensor  # (N, 9)
+    used: torch.Tensor  # (N, 2) float: the action takes a [target, offset]
+
+    def log_probs(self, actions: torch.Tensor) -> torch.Tensor:
+        """(N, 4) each head's log-probability of ``actions`` (N, 5), in ``HEADS`` order; the offset head's is x's
+        plus y's, and a parameter head the action does not use gives 0."""
+        def pick(logits: torch.Tensor, column: int) -> torch.Tensor:
+            return torch.log_softmax(logits, -1).gather(-1, actions[:, column:column + 1].long()).squeeze(-1)
+
+        return torch.stack([pick(self.primary, 0), pick(self.delay, 1), self.used[:, 0] * pick(self.target, 2),
+                            self.used[:, 1] * (pick(self.offset_x, 3) + pick(self.offset_y, 4))], -1)
+
+    def hits(self, actions: torch.Tensor) -> torch.Tensor:
+        """(N, 4) 1.0 where each head's most likely choice is ``actions``' (the offset head: both x and y), in
+        ``HEADS`` order; a parameter head the action does not use counts as a hit (weigh by ``used``)."""
+        def hit(logits: torch.Tensor, column: int) -> torch.Tensor:
+            return logits.argmax(-1) == actions[:, column]
+
+        target = hit(self.target, 2) | (self.used[:, 0] == 0)
+        offset = (hit(self.offset_x, 3) & hit(self.offset_y, 4)) | (self.used[:, 1] == 0)
+        return torch.stack([hit(self.primary, 0), hit(self.delay, 1), target, offset], -1).float()
+
+
+class SequenceCore(NamedTuple):
+    """``Policy.sequence_core``: what the heads read for T teams x L steps x K heroes."""
+
+    core: torch.Tensor  # (T * L * K, H) LSTM outputs, team-major
+    units: "PackedUnits"
+    unit_rel: torch.Tensor  # (T * L * K, 189, 4)
+    masks: dict  # the mask groups, (T * L * K, ...)
+    state: tuple  # the LSTM state after the last step, ((T*K, H), (T*K, H))
+    shape: tuple  # (T, L, K)
+
+
+class LabelScores(NamedTuple):
+    """How a policy scores a teacher's labels, (T, L, K, ...) each."""
+
+    head_log_prob: torch.Tensor  # (T, L, K, 4) per head in ``HEADS`` order (0 for a parameter the label lacks)
+    head_hit: torch.Tensor  # (T, L, K, 4) 1.0 where the head's most likely choice is the label's
+    used: torch.Tensor  # (T, L, K, 2) the label's action takes a [target, offset]
+    valid: torch.Tensor  # (T, L, K) bool: the label is an action the hero could take
+
+    @property
+    def log_prob(self) -> torch.Tensor:
+        """(T, L, K) the label's whole log-probability, every head it uses."""
+        return self.head_log_prob.sum(-1)
 
 
 class SequenceScores(NamedTuple):
@@ -478,8 +566,8 @@ class SequenceScores(NamedTuple):
     value: torch.Tensor
     win_logit: torch.Tensor
     used: torch.Tensor  # (T, L, K, 2): the action uses a [target, offset]
-    teacher_log_prob: torch.Tensor | None  # of the teacher's actions (None without teacher actions)
-    teacher_valid: torch.Tensor | None  # the teacher's action is one the hero could take (bool)
+    teacher: "LabelScores | None"  # how the teacher's actions score (None without teacher actions)
+    logits: HeadLogits | None = None  # every head's logits for the stored actions (``with_logits``), (T*L*K, ...)
 
 
 def valid_actions(masks: dict[str, torch.Tensor], actions: torch.Tensor) -> torch.Tensor:

@@ -1,6 +1,6 @@
 """Run configuration: one dataclass per component, with the paper's defaults and our CPU-scale choices
 marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[reward]``, ``[ppo]``, ``[policy]``,
-``[pool]``, ``[eval]``, ``[anneal]``, ``[asp]``, ``[ray]``)
+``[pool]``, ``[clone]``, ``[eval]``, ``[anneal]``, ``[asp]``, ``[ray]``)
 with ``--set section.key=value`` overrides; an unknown key or a value of the wrong type is one clear error.
 """
 
@@ -121,6 +121,40 @@ class PPOConfig:
     teacher_versions: int = setting(150, "versions over which the teacher weight falls from start to end")
     warmup_steps: int = setting(32, "gradient steps at learning rate 0 after a surgery, while Adam's moments fill "
                                      "(paper: hours)")
+    # ours, from a clone (clone.bot; AlphaStar's route): a KL term toward the frozen clone, KL(pi || pi_clone) per
+    # head, weight falling linearly from kl_weight to kl_weight_end over kl_versions; the critic warms up first
+    kl_weight: float = setting(0.0, "weight of the KL term toward the run's clone at version 0 (needs clone.bot)")
+    kl_weight_end: float = setting(0.0, "KL weight after kl_versions")
+    kl_versions: int = setting(100, "versions over which the KL weight falls from kl_weight to kl_weight_end")
+    value_warmup_steps: int = setting(0, "gradient steps from a clone in which only the value and win heads learn")
+
+
+@dataclass
+class CloneConfig:
+    """Start from a clone of a bot's play (``fivestack.system.clone``): record its games, fit the policy to its
+    actions, DAgger rounds; PPO then starts from that version 0. ``bot`` empty: from scratch (the paper's route)."""
+
+    bot: str = setting("", "the bot to clone (scripted, ...; a name of fivestack.bots.agents.AGENTS); empty: train "
+                           "from scratch")
+    opponents: tuple[str, ...] = setting(("scripted", "scripted-weak", "random"), "the bots the recorded games are "
+                                                                                 "played against, one per game slot "
+                                                                                 "in turn")
+    agent_steps: int = setting(1_000_000, "agent-steps of the bot's recorded play")
+    games: int = setting(32, "games played at once while recording")
+    shard_steps: int = setting(256, "decisions per shard file")
+    validation_share: float = setting(0.1, "share of recorded seats (whole games) held out for validation")
+    passes: int = setting(10, "most passes over the data per training phase (fewer if the held-out loss stops "
+                              "falling)")
+    patience: int = setting(1, "passes without a lower held-out loss before a phase stops")
+    batch_streams: int = setting(32, "streams (sequences) per gradient step")
+    mix: int = setting(2, "shards read at once, their streams interleaved")
+    burn_in: int = setting(16, "steps at a shard's start with no loss (the LSTM state warms up)")
+    learning_rate: float = setting(1e-3, "Adam's learning rate of the supervised phases")
+    grad_clip: float = setting(5.0, "per-parameter gradient clip to +- grad_clip sqrt(v), as PPO's")
+    dagger_rounds: int = setting(1, "rounds in which the clone plays, the bot labels its states, and it trains "
+                                    "again on all the data")
+    dagger_agent_steps: int = setting(300_000, "agent-steps of the clone's play recorded per DAgger round")
+    dagger_passes: int = setting(3, "most passes over all the data after each DAgger round")
 
 
 @dataclass
@@ -203,6 +237,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
+    clone: CloneConfig = field(default_factory=CloneConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     anneal: AnnealConfig = field(default_factory=AnnealConfig)
     asp: AspConfig = field(default_factory=AspConfig)
@@ -339,6 +374,24 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("ppo", "teacher_weight_end"): (0, None, True, False),
     ("ppo", "teacher_versions"): (1, None, True, False),
     ("ppo", "warmup_steps"): (0, None, True, False),
+    ("ppo", "kl_weight"): (0, None, True, False),
+    ("ppo", "kl_weight_end"): (0, None, True, False),
+    ("ppo", "kl_versions"): (1, None, True, False),
+    ("ppo", "value_warmup_steps"): (0, None, True, False),
+    ("clone", "agent_steps"): (1, None, True, False),
+    ("clone", "games"): (1, None, True, False),
+    ("clone", "shard_steps"): (1, None, True, False),
+    ("clone", "validation_share"): (0, 0.5, True, True),
+    ("clone", "passes"): (1, None, True, False),
+    ("clone", "patience"): (1, None, True, False),
+    ("clone", "batch_streams"): (1, None, True, False),
+    ("clone", "mix"): (1, None, True, False),
+    ("clone", "burn_in"): (0, None, True, False),
+    ("clone", "learning_rate"): (0, 1, False, False),
+    ("clone", "grad_clip"): (0, None, False, False),
+    ("clone", "dagger_rounds"): (0, None, True, False),
+    ("clone", "dagger_agent_steps"): (1, None, True, False),
+    ("clone", "dagger_passes"): (1, None, True, False),
     ("policy", "unit_embedding"): (1, None, True, False),
     ("policy", "element_hidden"): (1, None, True, False),
     ("policy", "trunk"): (1, None, True, False),
@@ -428,11 +481,30 @@ def validate(config: TrainConfig) -> None:
         raise ConfigError(f"pool.bot must be one of {list(TRAINING_BOTS)}, got {pool.bot!r}")
     if config.ppo.teacher and config.ppo.teacher not in TRAINING_BOTS:
         raise ConfigError(f"ppo.teacher must be '' (none) or one of {list(TRAINING_BOTS)}, got {config.ppo.teacher!r}")
+    validate_clone(config)
     if ev.every_versions and ev.every_versions % pool.add_every_versions:
         raise ConfigError(f"eval.every_versions ({ev.every_versions}) must be a multiple of pool.add_every_versions "
                           f"({pool.add_every_versions}): only versions in the pool are rated")
     if ev.every_versions and "random" not in ev.opponents:
         raise ConfigError("eval.opponents must include 'random', the anchor (mu = 0) of the rating scale")
+
+
+def validate_clone(config: TrainConfig) -> None:
+    """The [clone] rules: known bots, shards at least one BPTT chunk long, and no KL term without a clone."""
+    c = config.clone
+    if c.bot and c.bot not in TRAINING_BOTS:
+        raise ConfigError(f"clone.bot must be '' (train from scratch) or one of {list(TRAINING_BOTS)}, got {c.bot!r}; "
+                          f"a bot of your own is cloned once it is registered in fivestack.bots.agents.AGENTS")
+    unknown = [name for name in c.opponents if name not in TRAINING_BOTS]
+    if unknown or not c.opponents:
+        raise ConfigError(f"clone.opponents must name bots of {list(TRAINING_BOTS)}, got {list(c.opponents)}")
+    if c.shard_steps < config.rollout.sample_steps + c.burn_in:
+        raise ConfigError(f"clone.shard_steps ({c.shard_steps}) must be at least rollout.sample_steps + clone.burn_in "
+                          f"({config.rollout.sample_steps} + {c.burn_in}): a shard holds whole BPTT chunks")
+    p = config.ppo
+    if not c.bot and (p.kl_weight > 0 or p.kl_weight_end > 0 or p.value_warmup_steps > 0):
+        raise ConfigError("ppo.kl_weight, ppo.kl_weight_end and ppo.value_warmup_steps act on a clone: set clone.bot "
+                          "(e.g. clone.bot=scripted) or set them to 0 to train from scratch")
 
 
 def validate_asp(config: TrainConfig) -> None:

@@ -6,6 +6,12 @@ teacher bot's action on the states the policy played (DAgger, Ross et al. 2011),
 action is one the hero could take, weighted by ``teacher_weight(config, version)`` (falling from ``ppo.teacher_weight``
 to ``ppo.teacher_weight_end``).
 
+With a reference policy (``reference``: the run's clone, ``fivestack.system.clone``), the loss also has
+``kl_weight(config, version)`` x KL(pi || pi_clone) per head (``fivestack.rl.imitation.head_kl``), the frozen
+clone read on the same stored states and LSTM start state as the policy. For the first ``ppo.value_warmup_steps``
+gradient steps of such a run only the value and win heads learn (the clone's value head never saw a return): the
+policy stays the clone while its critic catches up.
+
 On a GPU (``device``): the policy and Adam's moments live there, each batch is copied there (through pinned
 memory), and the forward pass runs under bf16 autocast while the log-probabilities, losses and the update stay
 fp32. ``optimizer_tensors`` returns CPU tensors and ``load_optimizer_tensors`` places them on the policy's
@@ -20,6 +26,7 @@ from fivestack.model.policy import HEADS, Policy
 from fivestack.rl.gae import gamma_from_horizon
 from fivestack.rl.normalize import RunningStd
 from fivestack.rl.optim import clip_by_adam_second_moment
+from fivestack.rl.imitation import head_kl, imitation_loss, per_head_metrics
 from fivestack.rl.ppo import masked_mean, policy_loss, value_loss
 from fivestack.rl.rewards import team_spirit_tau
 from fivestack.system.config import PPOConfig
@@ -35,9 +42,14 @@ def to_torch(batch: SampleBatch, device: torch.device | str = "cpu") -> dict[str
 class Optimizer:
     """PPO with Adam on ``policy``, which it moves to ``device`` (the CPU by default)."""
 
-    def __init__(self, policy: Policy, config: PPOConfig, device: torch.device | str = "cpu"):
+    def __init__(self, policy: Policy, config: PPOConfig, device: torch.device | str = "cpu",
+                 reference: Policy | None = None):
         self.device = torch.device(device)
         self.policy = policy.to(self.device)
+        self.reference = None
+        if reference is not None:
+            self.set_reference(reference)
+        self.critic = {id(p) for head in (policy.value_head, policy.win_head) for p in head.parameters()}
         self.config = config
         self.adam = torch.optim.Adam(policy.parameters(), lr=config.learning_rate,
                                      betas=(config.adam_beta1, config.adam_beta2), eps=1e-5)
@@ -50,6 +62,10 @@ class Optimizer:
         # In a pool of optimizers (``distributed.GradientSync``): union-batch advantage statistics and averaged
         # gradients; None for a single optimizer.
         self.sync = None
+
+    def set_reference(self, reference: Policy) -> None:
+        """The frozen policy of the KL term (the run's clone), on the optimizer's device."""
+        self.reference = reference.to(self.device).eval().requires_grad_(False)
 
     @property
     def value_scale(self) -> float:
@@ -73,9 +89,11 @@ class Optimizer:
         actions = tensor(batch.actions)
         imitation_weight = teacher_weight(c, self.version)
         labels = tensor(batch.teacher_actions) if imitation_weight > 0 else None
+        kl_w = kl_weight(c, self.version) if self.reference is not None else 0.0
+        warming_up = self.reference is not None and self.grad_steps < c.value_warmup_steps
         with autocast(self.device):  # bf16 on a GPU; the policy's log-probs, entropies and values come out fp32
             scores = self.policy.forward_sequence(obs, state, tensor(batch.first), tensor(batch.hero_slots), actions,
-                                                  labels)
+                                                  labels, with_logits=kl_w > 0)
         log_prob, entropy, value, win_logit, used = (scores.log_prob, scores.entropy, scores.value, scores.win_logit,
                                                      scores.used)
         adv = tensor(batch.advantages)
@@ -88,18 +106,34 @@ class Optimizer:
         head_entropy = entropy.flatten(0, -2).mean(0)  # (heads,), mean over every step and hero
         ent = (head_entropy * self.entropy_weights).sum()
         win_loss = F.binary_cross_entropy_with_logits(win_logit, tensor(batch.win_target))
-        loss = pg_loss + c.value_weight * v_loss - ent + c.win_weight * win_loss
-        imitation_metrics = {}
+        critic_loss = c.value_weight * v_loss + c.win_weight * win_loss
+        loss = pg_loss + critic_loss - ent
+        extra = {}
         if imitation_weight > 0:
-            labelled = scores.teacher_valid.float()
-            imitation = -masked_mean(scores.teacher_log_prob, labelled)
+            imitation = imitation_loss(scores.teacher)
             loss = loss + imitation_weight * imitation
+            labelled = scores.teacher.valid.float()
             same_primary = (actions[..., 0] == labels[..., 0]).float()
-            imitation_metrics = {"imitation/loss": imitation.item(), "imitation/weight": imitation_weight,
-                                 "imitation/labelled": float(labelled.mean()),
-                                 "imitation/same_primary": float(masked_mean(same_primary, labelled))}
+            extra.update(per_head_metrics(scores.teacher, "imitation"))
+            extra.update({"imitation/weight": imitation_weight,
+                          "imitation/same_primary": float(masked_mean(same_primary, labelled))})
+        if kl_w > 0:
+            with torch.no_grad(), autocast(self.device):  # the clone on the same states, from the same LSTM state
+                reference = self.reference.forward_sequence(obs, state, tensor(batch.first), tensor(batch.hero_slots),
+                                                            actions, with_logits=True).logits
+            kl = head_kl(scores.logits, reference)  # (N, heads)
+            loss = loss + kl_w * kl.sum(-1).mean()
+            extra.update({f"kl_clone/{name}": float(v) for name, v in zip(HEADS, kl.detach().mean(0))})
+            extra.update({"kl_clone/total": float(kl.detach().sum(-1).mean()), "kl_clone/weight": kl_w})
+        if warming_up:  # only the critic learns: the policy's terms are left out and no other weight moves
+            loss = critic_loss
+            extra["ppo/value_warmup"] = 1.0
         self.adam.zero_grad(set_to_none=True)
         loss.backward()
+        if warming_up:
+            for p in self.policy.parameters():
+                if id(p) not in self.critic:
+                    p.grad = None
         if self.sync is not None:
             self.sync.average_gradients(self.policy.parameters())
         grad_clipped = clip_by_adam_second_moment(self.adam, c.grad_clip)
@@ -116,7 +150,7 @@ class Optimizer:
         # a parameter head's entropy over the steps whose action uses it
         per_head["entropy/target_when_used"] = float(entropy[..., 2].detach().sum() / used_t.sum().clamp_min(1))
         per_head["entropy/offset_when_used"] = float(entropy[..., 3].detach().sum() / used_o.sum().clamp_min(1))
-        return {**per_head, **imitation_metrics, "loss/policy": pg_loss.item(), "loss/value": v_loss.item(),
+        return {**per_head, **extra, "loss/policy": pg_loss.item(), "loss/value": v_loss.item(),
                 "loss/entropy_bonus": ent.item(),
                 "loss/win": win_loss.item(), "loss/total": loss.item(), "ppo/clip_fraction": clip_frac.item(),
                 "ppo/approx_kl": float(approx_kl), "ppo/grad_clipped_fraction": grad_clipped,
@@ -162,13 +196,24 @@ def team_spirit_at(config: PPOConfig, version: int) -> float:
     return team_spirit_tau(version, config.team_spirit_start, config.team_spirit_end, config.team_spirit_versions)
 
 
+def linear_schedule(start: float, end: float, versions: int, version: int) -> float:
+    """``start`` at version 0, linearly to ``end`` at ``versions``, then ``end``."""
+    frac = min(1.0, version / versions)
+    return start + frac * (end - start)
+
+
 def teacher_weight(config: PPOConfig, version: int) -> float:
     """The imitation term's weight: ``teacher_weight`` at version 0, linearly to ``teacher_weight_end`` at
     ``teacher_versions``, then constant; 0 without a teacher."""
     if not config.teacher:
         return 0.0
-    frac = min(1.0, version / config.teacher_versions)
-    return config.teacher_weight + frac * (config.teacher_weight_end - config.teacher_weight)
+    return linear_schedule(config.teacher_weight, config.teacher_weight_end, config.teacher_versions, version)
 
 
-__all__ = ["Optimizer", "team_spirit_at", "teacher_weight"]
+def kl_weight(config: PPOConfig, version: int) -> float:
+    """The weight of the KL term toward the clone: ``kl_weight`` at version 0, linearly to ``kl_weight_end`` at
+    ``kl_versions``, then constant (the run must have a clone to be read)."""
+    return linear_schedule(config.kl_weight, config.kl_weight_end, config.kl_versions, version)
+
+
+__all__ = ["Optimizer", "kl_weight", "linear_schedule", "team_spirit_at", "teacher_weight"]

@@ -81,6 +81,7 @@ class RunState:
     win_rates: dict = field(default_factory=dict)  # the latest rating's win rates, for the progress display
     ratings: dict = field(default_factory=dict)  # RatingSchedule.state_dict()
     anneal: dict = field(default_factory=dict)  # Annealing.state_dict(): the annealed feature's schedule; {}: none
+    clone: dict = field(default_factory=dict)  # the clone's summary once it is version 0 (clone.bot); {}: none yet
     runner: str = "serial"  # the runner that wrote it
 
     @property
@@ -105,7 +106,7 @@ class RunState:
                    numpy_rng=state.get("numpy_rng") or np.random.default_rng(seed).bit_generator.state,
                    pool=state.get("pool"), win_rates=state.get("win_rates", {}),
                    ratings=RatingSchedule.from_state(0, state).state_dict(), anneal=state.get("anneal", {}),
-                   runner=state.get("runner", "serial"))
+                   clone=state.get("clone", {}), runner=state.get("runner", "serial"))
 
 
 def save_run(controller: Controller, model: dict[str, torch.Tensor], optim: dict[str, torch.Tensor],

@@ -18,6 +18,7 @@ import torch
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.annealing import Annealing
 from fivestack.system.buffer import SampleBuffer
+from fivestack.system.clone import clone_policy, load_clone_weights
 from fivestack.system.config import ConfigError, TrainConfig, reward_weights
 from fivestack.system.controller import Controller, new_run_dir
 from fivestack.system.device import resolve_device, to_cpu
@@ -56,6 +57,7 @@ class SerialRunner:
         self.pool = OpponentPool(config.pool, self.run_dir / "pool")
         if resume is not None:
             self._restore()
+            self._set_reference()
         self.ratings = RatingSchedule.from_state(config.eval.every_versions, self.state.ratings)
         self.annealing = Annealing.from_state(config.anneal, self.state.anneal, self.version)
         self.controller = Controller(self.run_dir, config)
@@ -110,9 +112,37 @@ class SerialRunner:
         self.state.runner = "serial"
         return save_run(self.controller, self.policy.state_dict(), optim, self.state)
 
+    # ------------------------------------------------------------------ version 0 from a clone
+    def clone(self, on_progress=None) -> None:
+        """Make version 0 the clone of ``clone.bot`` (``fivestack.system.clone``), unless there is no bot to clone
+        or the run has its clone already; its recorded agent-steps become the run's first, and version 0 is
+        checkpointed. A killed clone resumes where it stopped."""
+        cfg = self.config
+        if not cfg.clone.bot or self.state.clone:
+            return
+        if self.version > 0:
+            raise ConfigError(f"clone.bot = {cfg.clone.bot!r}, but run {self.run_dir} is at version {self.version} "
+                              f"without a clone: a clone is a run's version 0; start a new run for it")
+        t0 = time.monotonic()
+        summary = clone_policy(cfg, self.run_dir, self.policy,
+                               lambda steps, metrics: self.controller.log(0, steps, metrics), on_progress)
+        self.state.agent_steps = summary.agent_steps
+        self.state.clone = {"bot": cfg.clone.bot, "agent_steps": summary.agent_steps, **summary.held_out}
+        self._set_reference()
+        self.checkpoint(self.state.elapsed + time.monotonic() - t0)
+
+    def _set_reference(self) -> None:
+        """The frozen clone for the KL term (``ppo.kl_weight``), once the run has one."""
+        ppo = self.config.ppo
+        if self.state.clone and (ppo.kl_weight > 0 or ppo.kl_weight_end > 0):
+            reference = Policy(self.config.policy, self.config.game.patch)
+            reference.load_state_dict(load_clone_weights(self.run_dir))
+            self.optimizer.set_reference(reference)
+
     # ------------------------------------------------------------------ the loop
     def run(self, on_progress=None, stop=lambda: False) -> Progress:
         cfg = self.config
+        self.clone()
         budget = cfg.run.minutes * 60.0
         start = time.monotonic()
         last_checkpoint = start

@@ -90,7 +90,7 @@ def teacher_log_prob(policy: Policy, batch) -> float:
     with torch.no_grad():
         scores = policy.forward_sequence(obs, state, torch.from_numpy(batch.first), torch.from_numpy(batch.hero_slots),
                                          torch.from_numpy(batch.actions), torch.from_numpy(batch.teacher_actions))
-    return float((scores.teacher_log_prob * scores.teacher_valid).sum() / scores.teacher_valid.sum())
+    return float((scores.teacher.log_prob * scores.teacher.valid).sum() / scores.teacher.valid.sum())
 
 
 @pytest.mark.parametrize("weight", [1.0, 0.0])

@@ -69,6 +69,10 @@ class RayRunner:
         if config.asp.share > 0:
             raise ConfigError(f"asp.share = {config.asp.share:g}: the ray runner does not play asymmetric self-play "
                               f"games; use --runner serial, or asp.share=0")
+        if config.clone.bot:
+            raise ConfigError(f"clone.bot = {config.clone.bot!r}: the ray runner does not clone a bot or keep the KL "
+                              f"term toward a clone yet; use --runner serial, or --set clone.bot='' (and "
+                              f"ppo.kl_weight=0, ppo.value_warmup_steps=0) for the paper's route from scratch")
         self.config = config
         self.say = say
         rc = config.ray

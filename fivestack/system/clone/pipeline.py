@@ -1,0 +1,168 @@
+"""The clone of a bot as a run's version 0: record the bot's play, fit the policy to it, DAgger rounds.
+
+    clone_policy(config, run_dir, policy, log, on_progress) -> CloneSummary
+        1. teacher data: ``clone.agent_steps`` of the bot's play (``CloneRecorder``) written to
+           ``run_dir/clone/`` as shards (``ShardStore``), training and held-out streams apart;
+        2. supervised passes over the training shards (``SupervisedTrainer``) while the held-out loss falls
+           (at most ``clone.passes``; the best pass's weights are kept);
+        3. ``clone.dagger_rounds`` rounds: the clone plays (sampling, as PPO will), the bot labels its states
+           (``clone.dagger_agent_steps`` each), and the policy trains again on all the data so far.
+        Every phase is recorded in ``clone/progress.json`` and the weights after each training phase in
+        ``clone/model.safetensors``: a killed clone resumes after its last finished shard or phase. The final
+        weights there are the frozen reference of PPO's KL term (``ppo.kl_weight``).
+
+The agent-steps of every recorded game (teacher and DAgger) are the run's first agent-steps: a budget in
+agent-steps counts the clone's data.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import torch
+from safetensors.torch import load_file, save_file
+
+from fivestack.model.policy import Policy
+from fivestack.system.clone.recorder import CloneRecorder
+from fivestack.system.clone.shards import ShardError, ShardStore, bytes_per_million
+from fivestack.system.clone.supervised import SupervisedTrainer
+from fivestack.system.config import TrainConfig
+from fivestack.system.inference import Inference
+
+CLONE_DIR = "clone"
+CLONE_WEIGHTS = "model.safetensors"
+
+# (phase, done, total, text): a progress display's update; ``total`` in the phase's own unit
+ProgressFn = Callable[[str, float, float, str], None]
+LogFn = Callable[[int, dict], None]  # (agent_steps, metrics): a record of metrics.jsonl and TensorBoard
+
+
+@dataclass
+class CloneSummary:
+    agent_steps: int  # recorded play, teacher and DAgger
+    held_out: dict  # the final held-out metrics (clone_valid/...)
+    phases: dict  # each phase's figures, as progress.json holds them
+
+
+def clone_dir(run_dir: Path) -> Path:
+    return Path(run_dir) / CLONE_DIR
+
+
+def load_clone_weights(run_dir: Path) -> dict[str, torch.Tensor]:
+    """The finished clone's weights of a run (PPO's reference policy), with one clear error if they are missing."""
+    path = clone_dir(run_dir) / CLONE_WEIGHTS
+    if not path.is_file():
+        raise ShardError(f"{path} is missing: the run's clone never finished; resume the run to finish it, or set "
+                         f"ppo.kl_weight=0 and ppo.kl_weight_end=0 to train without the KL term")
+    try:
+        return load_file(str(path))
+    except Exception as exc:  # safetensors raises its own error types for a damaged file
+        raise ShardError(f"{path} cannot be read ({exc}); delete it and resume the run to train the clone "
+                         f"again") from None
+
+
+def clone_policy(config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,
+                 on_progress: ProgressFn | None = None) -> CloneSummary:
+    c = config.clone
+    store = ShardStore(clone_dir(run_dir))
+    phases = store.progress.phases
+    weights = store.directory / CLONE_WEIGHTS
+    if weights.is_file() and phases:  # resume: the weights of the last finished training phase
+        policy.load_state_dict(load_file(str(weights)))
+    trainer = SupervisedTrainer(policy, c, config.rollout.sample_steps, seed=config.run.seed)
+    trainer.update_normalizers = not any(name.startswith("train") for name in phases)
+    progress = on_progress or (lambda *args: None)
+
+    def record(kind: str, target: int, inference: Inference | None) -> None:
+        if kind in phases:
+            return
+        t0 = time.perf_counter()
+        done = start = store.progress.agent_steps(kind)
+        n_shards = sum(1 for s in store.progress.shards if s.kind == kind)
+        # a resumed recording plays fresh games: its seed moves on with the shards already written
+        recorder = CloneRecorder(config, seed=config.run.seed * 7_777 + 1_000 * n_shards + hash_kind(kind),
+                                 inference=inference)
+        results = []
+        while done < target:
+            progress(kind, done, target, f"recording {kind}")
+            shard = recorder.record(c.shard_steps)
+            per_stream = shard.steps * shard.labels.shape[2] * config.rollout.decision_steps
+            for split, mask in (("train", ~recorder.held_out), ("valid", recorder.held_out)):
+                if mask.any():
+                    store.write(shard.select_streams(mask.nonzero()[0]), split, kind, per_stream * int(mask.sum()))
+            done = store.progress.agent_steps(kind)
+            results += recorder.take_results()
+        seconds = time.perf_counter() - t0
+        phases[kind] = {"agent_steps": done, "seconds": seconds, "agent_steps_per_s": (done - start) / max(seconds, 1e-9),
+                        **win_rates(results)}
+        store.save_progress()
+        progress(kind, target, target, f"recorded {kind}")
+        log(store.progress.agent_steps(), {f"clone/{kind}/{k}": v for k, v in phases[kind].items()})
+
+    def fit(name: str, passes: int) -> None:
+        if name in phases:
+            return
+        t0 = time.perf_counter()
+        train_files = store.progress.files("train")
+        valid_files = store.progress.files("valid")
+        best_loss, best_state, best_metrics, stale = float("inf"), None, {}, 0
+        history = []
+        for p in range(passes):
+            steps_before = trainer.grad_steps
+            progress(name, p, passes, f"{name}: pass {p + 1} of at most {passes}")
+            train = trainer.train_pass(store, train_files)
+            valid = trainer.evaluate(store, valid_files) if valid_files else {}
+            history.append({"train_loss": train.get("clone_train/loss"), "valid_loss": valid.get("clone_valid/loss")})
+            log(store.progress.agent_steps(), {**train, **valid, "clone/pass": p + 1, "clone/grad_steps":
+                                               trainer.grad_steps, "clone/pass_grad_steps": trainer.grad_steps - steps_before})
+            loss = valid.get("clone_valid/loss", train.get("clone_train/loss", float("inf")))
+            if loss < best_loss - 1e-3:
+                best_loss, best_state, best_metrics, stale = loss, copy.deepcopy(policy.state_dict()), valid, 0
+            else:
+                stale += 1
+                if stale >= c.patience:
+                    break
+        if best_state is not None:
+            policy.load_state_dict(best_state)
+        seconds = time.perf_counter() - t0
+        phases[name] = {"passes": len(history), "grad_steps": trainer.grad_steps, "seconds": seconds,
+                        "history": history, **{k.split("/", 1)[1]: v for k, v in best_metrics.items()}}
+        tmp = weights.with_name(f".{weights.name}.tmp")
+        save_file({k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}, str(tmp))
+        tmp.replace(weights)
+        store.save_progress()
+        progress(name, passes, passes, f"{name}: done")
+
+    record("teacher", c.agent_steps, None)
+    fit("train-0", c.passes)
+    for r in range(1, c.dagger_rounds + 1):
+        record(f"dagger-{r}", c.dagger_agent_steps, Inference(policy, seed=config.run.seed + r))
+        fit(f"train-{r}", c.dagger_passes)
+    last = f"train-{c.dagger_rounds}"
+    phases["done"] = {"agent_steps": store.progress.agent_steps(),
+                      "bytes_per_million_agent_steps": bytes_per_million(store.progress)}
+    store.save_progress()
+    held_out = {f"clone_valid/{k}": v for k, v in phases[last].items() if k.startswith(("loss", "accuracy"))}
+    return CloneSummary(store.progress.agent_steps(), held_out, phases)
+
+
+def hash_kind(kind: str) -> int:
+    """A small stable number per recording kind (teacher, dagger-1, ...), so their games differ."""
+    return sum((i + 1) * ord(ch) for i, ch in enumerate(kind)) % 997
+
+
+def win_rates(results: list[dict]) -> dict:
+    """The recorded seats' wins, draws and games per opponent, from ``CloneRecorder`` results."""
+    out = {}
+    for name in sorted({r["opponent"] for r in results}):
+        games = [r for r in results if r["opponent"] == name]
+        wins = sum(r["winner"] == r["side"] for r in games)
+        draws = sum(r["winner"] < 0 for r in games)
+        out[f"games_vs_{name}"] = len(games)
+        out[f"win_rate_vs_{name}"] = wins / len(games)
+        out[f"draw_rate_vs_{name}"] = draws / len(games)
+    return out
