@@ -19,6 +19,8 @@ device, so a checkpoint written on a GPU resumes on a CPU and the reverse."""
 
 from __future__ import annotations
 
+import copy
+
 import torch
 from torch.nn import functional as F
 
@@ -64,8 +66,9 @@ class Optimizer:
         self.sync = None
 
     def set_reference(self, reference: Policy) -> None:
-        """The frozen policy of the KL term (the run's clone), on the optimizer's device."""
-        self.reference = reference.to(self.device).eval().requires_grad_(False)
+        """The frozen policy of the KL term (the run's clone): a copy on the optimizer's device (the caller's module
+        is left as it was)."""
+        self.reference = copy.deepcopy(reference).to(self.device).eval().requires_grad_(False)
 
     @property
     def value_scale(self) -> float:
