@@ -40,7 +40,11 @@ SHORT_TRAINING = ["--set", "rollout.games=4", "--set", "rollout.segment_steps=32
                   "--set", "ppo.steps_per_version=1", "--set", "run.max_versions=8", "--set", "run.torch_threads=1",
                   "--set", "eval.every_versions=0",  # no rating during this short training
                   # what `fivestack eval` reads from the run: a few short games
-                  "--set", "eval.calibration_games=2", "--set", "eval.games=4", "--set", "eval.max_seconds=60.0"]
+                  "--set", "eval.calibration_games=2", "--set", "eval.games=4", "--set", "eval.max_seconds=60.0",
+                  # the recipe's clone, in miniature: a few hundred decisions of the scripted hero, one pass each
+                  "--set", "clone.agent_steps=1200", "--set", "clone.games=4", "--set", "clone.shard_steps=48",
+                  "--set", "clone.batch_streams=4", "--set", "clone.passes=1", "--set", "clone.dagger_agent_steps=400",
+                  "--set", "clone.dagger_passes=1", "--set", "ppo.value_warmup_steps=2"]
 PLAYED_MINUTES = "1"
 
 
@@ -79,13 +83,19 @@ def test_the_readme_first_run_works_on_a_fresh_folder(tmp_path, browser):
     train, evaluate, play, view = first_run_commands()
     run_dir = tmp_path / evaluate[2]
 
-    # train: the run folder, its configuration, a checkpoint at the last version, one metrics record per segment
+    # train: the clone of the scripted hero is version 0 (its data counts in the agent-steps), then PPO: the run
+    # folder, its configuration, a checkpoint at the last version, one metrics record per segment
     run(train[1:] + SHORT_TRAINING, tmp_path, timeout=900)
     assert (run_dir / "config.toml").is_file()
     assert max(int(p.name) for p in (run_dir / "checkpoints").iterdir()) == 8  # the last version, saved at the end
-    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
-    assert metrics[-1]["version"] == 8 and metrics[-1]["agent_steps"] == SEGMENT_AGENT_STEPS * len(metrics) <= 4096
-    assert all(math.isfinite(m["loss/policy"]) for m in metrics)
+    records = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    cloned = [m for m in records if "clone_valid/loss_offset" in m]
+    assert cloned and all(m["version"] == 0 for m in cloned)
+    clone_steps = json.loads((run_dir / "clone" / "progress.json").read_text())["phases"]["done"]["agent_steps"]
+    metrics = [m for m in records if "loss/policy" in m]
+    assert metrics[-1]["version"] == 8
+    assert metrics[-1]["agent_steps"] == clone_steps + SEGMENT_AGENT_STEPS * len(metrics) <= clone_steps + 4096
+    assert all(math.isfinite(m["loss/policy"]) and m["kl_clone/total"] >= 0 for m in metrics)
 
     # eval: a TrueSkill table on stdout and the same as JSON in the run folder
     out = run(evaluate[1:], tmp_path, timeout=600).stdout
