@@ -5,6 +5,11 @@
     python benchmarks/train_speed.py --runner ray --rollout-workers 1,2 --seconds 120 [--inference 0]
     python benchmarks/train_speed.py --device cuda --model paper --pool off --seconds 60 --optimizer-seconds 30
 
+``--start scratch`` (the default) measures PPO from scratch, the paper's route: the preset's clone-then-surpass
+recipe is switched off (no clone, no KL term, no bot games), which is the configuration benchmarked before the
+recipe existed; ``--start clone`` measures PPO from a clone as the preset runs it (the KL term's extra forward
+pass of the clone, the bot's share of games), after a small unmeasured clone (20k agent-steps, one pass).
+
 ``--pool off`` plays no past versions (``pool.past_fraction=0``); ``--warmup-seconds S`` trains unmeasured for S
 seconds first (default: one segment, for Numba's and torch's first calls), so that the opponent pool has filled
 before the measurement; the JSON says how many versions the pool held then and at the end (``pool_versions``).
@@ -44,6 +49,10 @@ from fivestack.system.serial import SerialRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = {"default": None, "paper": ROOT / "configs" / "5v5-paper.toml"}  # --model: its [policy] and [ppo]
+# --start: PPO from scratch (the recipe off), or from a small clone made before the measurement
+STARTS = {"scratch": ["clone.bot=''", "ppo.kl_weight=0.0", "ppo.kl_weight_end=0.0", "ppo.value_warmup_steps=0",
+                      "pool.bot_fraction=0.0"],
+          "clone": ["clone.agent_steps=20000", "clone.passes=1", "clone.dagger_rounds=0"]}
 
 
 def main() -> None:
@@ -54,6 +63,8 @@ def main() -> None:
     parser.add_argument("--warmup-seconds", type=float, default=0.0,
                         help="train unmeasured this long first (0: one segment)")
     parser.add_argument("--set", dest="overrides", action="append", default=[])
+    parser.add_argument("--start", default="scratch", choices=list(STARTS),
+                        help="scratch: PPO from scratch (the preset's recipe off); clone: PPO from a small clone")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
                         help="where forward passes and the optimizer run (run.device); serial runner only")
     parser.add_argument("--model", default="default", choices=list(MODELS),
@@ -69,7 +80,7 @@ def main() -> None:
     if args.runner == "ray" and args.device != "cpu":
         parser.error("--device cuda is for the serial runner (the ray runner's actors run on the CPU for now)")
     # the preset as overrides, so that the ray half (ray_speed.py) reads the same configuration
-    args.overrides = [*preset_overrides(args.mode), *model_overrides(args.model),
+    args.overrides = [*preset_overrides(args.mode), *STARTS[args.start], *model_overrides(args.model),
                       *(["pool.past_fraction=0.0"] if args.pool == "off" else []),
                       *([f"run.device='{args.device}'"] if args.runner == "serial" else []), *args.overrides]
     if args.runner == "ray":
@@ -85,6 +96,7 @@ def main() -> None:
         parser.exit(2, f"error: {exc}\n")
     out["pool"] = args.pool
     out["model"] = args.model
+    out["start"] = args.start
     print(json.dumps(out))
 
 
@@ -143,6 +155,7 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
         config = load_config(None, [f"run.runs_dir='{tmp}'", "run.name='speed'", "eval.every_versions=0",
                                     *overrides])
         runner = SerialRunner(config)
+        runner.clone()  # --start clone: version 0 is a small clone (not measured)
         totals = {"simulation": 0.0, "inference": 0.0, "optimisation": 0.0}
         steps = 0
         wall = 0.0
