@@ -283,3 +283,25 @@ def test_the_ray_runner_refuses_a_clone_clearly(tmp_path):
     config = load_config(None, ["clone.bot='scripted'", f"run.runs_dir='{tmp_path}'"])
     with pytest.raises(ConfigError, match="use --runner serial"):
         RayRunner(config)
+
+
+def test_a_bot_of_ones_own_is_cloned_once_registered(monkeypatch):
+    """Any team agent in the bot table can be cloned: register it under a name, set clone.bot to that name."""
+    from fivestack.bots import agents
+
+    class WalkEast:
+        """Every hero walks east: move (1), no delay, no target, offset x at the east edge, y centred."""
+
+        def __init__(self, team: int, seed: int = 0):
+            self.team = team
+
+        def act(self, env, games=None):
+            out = np.zeros((env.n_games, 5, 5), np.int64)
+            out[..., 0], out[..., 2], out[..., 3], out[..., 4] = 1, -1, 8, 4
+            return out
+
+    monkeypatch.setitem(agents.AGENTS, "walk-east", WalkEast)
+    config = load_config(None, SMALL + ["clone.bot='walk-east'", "clone.opponents=['random']"])
+    shard = CloneRecorder(config, seed=0).record(8)
+    assert (shard.labels[..., 0] == 1).all() and (shard.labels[..., 3] == 8).all()
+    assert (shard.actions == shard.labels).all()

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 
@@ -108,18 +109,26 @@ def clone_policy(config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,
             return
         t0 = time.perf_counter()
         train_files = store.progress.files("train")
-        valid_files = store.progress.files("valid")
+        teacher_valid = store.progress.files("valid", ("teacher",))
+        dagger_valid = [f for f in store.progress.files("valid") if f not in teacher_valid]
         best_loss, best_state, best_metrics, stale = float("inf"), None, {}, 0
         history = []
         for p in range(passes):
             steps_before = trainer.grad_steps
             progress(name, p, passes, f"{name}: pass {p + 1} of at most {passes}")
             train = trainer.train_pass(store, train_files)
-            valid = trainer.evaluate(store, valid_files) if valid_files else {}
-            history.append({"train_loss": train.get("clone_train/loss"), "valid_loss": valid.get("clone_valid/loss")})
+            # held out: the teacher's own games (comparable across phases) and the clone's DAgger games
+            valid = trainer.evaluate(store, teacher_valid) if teacher_valid else {}
+            if dagger_valid:
+                valid.update({k.replace("clone_valid/", "clone_valid_dagger/"): v
+                              for k, v in trainer.evaluate(store, dagger_valid).items()})
+            history.append({"train_loss": train.get("clone_train/loss"), "valid_loss": valid.get("clone_valid/loss"),
+                            "valid_dagger_loss": valid.get("clone_valid_dagger/loss")})
             log(store.progress.agent_steps(), {**train, **valid, "clone/pass": p + 1, "clone/grad_steps":
                                                trainer.grad_steps, "clone/pass_grad_steps": trainer.grad_steps - steps_before})
-            loss = valid.get("clone_valid/loss", train.get("clone_train/loss", float("inf")))
+            # stop when the held-out loss (the mean over both kinds of games, where there are both) stops falling
+            held_out = [valid[k] for k in ("clone_valid/loss", "clone_valid_dagger/loss") if k in valid]
+            loss = float(np.mean(held_out)) if held_out else train.get("clone_train/loss", float("inf"))
             if loss < best_loss - 1e-3:
                 best_loss, best_state, best_metrics, stale = loss, copy.deepcopy(policy.state_dict()), valid, 0
             else:
@@ -130,7 +139,7 @@ def clone_policy(config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,
             policy.load_state_dict(best_state)
         seconds = time.perf_counter() - t0
         phases[name] = {"passes": len(history), "grad_steps": trainer.grad_steps, "seconds": seconds,
-                        "history": history, **{k.split("/", 1)[1]: v for k, v in best_metrics.items()}}
+                        "history": history, "held_out": best_metrics}
         tmp = weights.with_name(f".{weights.name}.tmp")
         save_file({k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}, str(tmp))
         tmp.replace(weights)
@@ -146,7 +155,7 @@ def clone_policy(config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,
     phases["done"] = {"agent_steps": store.progress.agent_steps(),
                       "bytes_per_million_agent_steps": bytes_per_million(store.progress)}
     store.save_progress()
-    held_out = {f"clone_valid/{k}": v for k, v in phases[last].items() if k.startswith(("loss", "accuracy"))}
+    held_out = {k: v for k, v in phases[last]["held_out"].items() if "/loss" in k or "/accuracy" in k}
     return CloneSummary(store.progress.agent_steps(), held_out, phases)
 
 
