@@ -113,10 +113,18 @@ def clone_policy(config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,
         dagger_valid = [f for f in store.progress.files("valid") if f not in teacher_valid]
         best_loss, best_state, best_metrics, stale = float("inf"), None, {}, 0
         history = []
+        # about how many gradient steps a pass takes (a step trains one chunk of up to clone.batch_streams streams)
+        per_pass = max(1, sum(s.streams * (s.steps // config.rollout.sample_steps)
+                              for s in store.progress.shards if s.split == "train") // c.batch_streams)
         for p in range(passes):
             steps_before = trainer.grad_steps
-            progress(name, p, passes, f"{name}: pass {p + 1} of at most {passes}")
-            train = trainer.train_pass(store, train_files)
+            text = f"{name}: pass {p + 1} of at most {passes}"
+
+            def on_step(record: dict, p=p, text=text, steps_before=steps_before) -> None:
+                done = min((trainer.grad_steps - steps_before) / per_pass, 1.0)
+                progress(name, p + done, passes, f"{text} (loss {record['clone_train/loss']:.2f})")
+
+            train = trainer.train_pass(store, train_files, on_step)
             # held out: the teacher's own games (comparable across phases) and the clone's DAgger games
             valid = trainer.evaluate(store, teacher_valid) if teacher_valid else {}
             if dagger_valid:
