@@ -3,7 +3,7 @@
 The block of shell commands under *Your first run* is the test's script: each ``fivestack ...`` line runs as a
 subprocess of the real CLI in a fresh folder (a copy of ``configs/`` beside it, as in a checkout), so a README
 command that breaks, or a flag that is renamed, fails here. The test only shortens the budgets: training
-stops after a few thousand agent-steps instead of 5 minutes, evaluation plays a handful of short games and
+clones on a few hundred decisions and stops after a few thousand agent-steps instead of 30 minutes, evaluation plays a handful of short games and
 the trained hero's game lasts one game minute. Each step's real output is checked: the run folder and its
 checkpoint, the rating table and its JSON, the replay, and the page the viewer serves for it in Chromium.
 """
@@ -70,7 +70,7 @@ def test_the_readme_first_run_block_is_train_eval_play_view():
     commands = first_run_commands()
     assert [c[1] for c in commands] == ["train", "eval", "play", "view"]
     train, evaluate, play, view = commands
-    assert option(train, "--config") == "configs/1v1.toml" and "run.minutes=5" in train
+    assert option(train, "--config") == "configs/1v1.toml" and "run.minutes=30" in train
     run_dir = f"runs/{next(s.split('=', 1)[1] for s in train if s.startswith('run.name='))}"
     assert evaluate[2] == run_dir  # eval rates the run just trained
     assert option(play, "--radiant") == f"{run_dir}:latest" and option(play, "--mode") == "1v1"
