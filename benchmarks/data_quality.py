@@ -40,7 +40,7 @@ from fivestack.game.engine import GameConfig
 from fivestack.model.policy import Policy
 from fivestack.rl.rewards import shaped_reward
 from fivestack.system.buffer import SampleBuffer
-from fivestack.system.config import load_config
+from fivestack.system.config import FROM_SCRATCH, load_config
 from fivestack.system.evaluator import PolicyTeamAgent
 from fivestack.system.inference import Inference
 from fivestack.system.optimizer import Optimizer, team_spirit_at
@@ -80,7 +80,7 @@ def train(condition: str, seed: int, args) -> dict:
     samples = args.games * 2 * 16
     config = load_config(preset, [f"run.seed={seed}", f"rollout.games={args.games}", f"ppo.batch_samples={args.batch}",
                                   f"ppo.sample_reuse={spec['reuse']}", f"ppo.steps_per_version={samples // args.batch}",
-                                  f"ppo.max_staleness={10**6}", *args.overrides])
+                                  f"ppo.max_staleness={10**6}", *FROM_SCRATCH, *args.overrides])
     torch.manual_seed(seed)
     policy = Policy(config.policy)
     optimizer = Optimizer(policy, config.ppo)

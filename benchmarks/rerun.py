@@ -222,7 +222,10 @@ def last(run: Path) -> int:
 
 def run_seed(args, seed: int, runs: Path, log: Path, rater: Rater, say) -> dict:
     small, operated, fresh = (runs / f"s{seed}-small", runs / f"s{seed}-surgery", runs / f"s{seed}-fresh")
-    base = ["--config", str(ROOT / "configs" / "1v1.toml")]
+    from fivestack.system.config import FROM_SCRATCH
+
+    # the surgery benchmark trains from scratch: the preset's clone-then-surpass recipe is switched off
+    base = ["--config", str(ROOT / "configs" / "1v1.toml"), *[a for item in FROM_SCRATCH for a in ("--set", item)]]
     out: dict = {"seed": seed}
 
     def rate(run: Path, version: int, latest: bool = False) -> dict:

@@ -43,15 +43,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from fivestack.system.config import ConfigError, load_config
+from fivestack.system.config import FROM_SCRATCH, ConfigError, load_config
 from fivestack.system.optimizer import team_spirit_at
 from fivestack.system.serial import SerialRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = {"default": None, "paper": ROOT / "configs" / "5v5-paper.toml"}  # --model: its [policy] and [ppo]
 # --start: PPO from scratch (the recipe off), or from a small clone made before the measurement
-STARTS = {"scratch": ["clone.bot=''", "ppo.kl_weight=0.0", "ppo.kl_weight_end=0.0", "ppo.value_warmup_steps=0",
-                      "pool.bot_fraction=0.0"],
+STARTS = {"scratch": list(FROM_SCRATCH),
           "clone": ["clone.agent_steps=20000", "clone.passes=1", "clone.dagger_rounds=0"]}
 
 

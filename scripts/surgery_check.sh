@@ -8,8 +8,11 @@ R=${1:-runs/surgery-check}
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 mkdir -p "$R"
 printf '[policy]\nlstm_size = 512\n' > "$R/bigger.toml"
+# from scratch, as measured: the preset's clone-then-surpass recipe switched off
 fivestack train --config configs/1v1.toml --set run.name=pre --set run.runs_dir="$R" --set run.seed=0 \
-    --set run.torch_threads=1 --set run.max_versions=10 --set eval.every_versions=0
+    --set run.torch_threads=1 --set run.max_versions=10 --set eval.every_versions=0 \
+    --set "clone.bot=''" --set ppo.kl_weight=0 --set ppo.kl_weight_end=0 --set ppo.value_warmup_steps=0 \
+    --set pool.bot_fraction=0
 fivestack surgery "$R/pre" --to "$R/bigger.toml" --patch 0.3 --out "$R/post"
 fivestack train --resume "$R/post" --set run.max_versions=60
 fivestack eval "$R/pre" --version 10 --games 100 --against random,scripted-weak,scripted

@@ -489,6 +489,12 @@ def validate(config: TrainConfig) -> None:
         raise ConfigError("eval.opponents must include 'random', the anchor (mu = 0) of the rating scale")
 
 
+# The overrides that switch a preset's clone-then-surpass recipe off: PPO from scratch, the paper's route (no clone, no
+# KL term toward one, no critic warm-up, no games against the bot).
+FROM_SCRATCH = ("clone.bot=''", "ppo.kl_weight=0.0", "ppo.kl_weight_end=0.0", "ppo.value_warmup_steps=0",
+                "pool.bot_fraction=0.0")
+
+
 def validate_clone(config: TrainConfig) -> None:
     """The [clone] rules: known bots, shards at least one BPTT chunk long, and no KL term without a clone."""
     c = config.clone

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fivestack.cli import app
-from fivestack.system.config import load_config
+from fivestack.system.config import FROM_SCRATCH, load_config
 from fivestack.system.agents import load_run_policy
 from fivestack.system.serial import SerialRunner
 
@@ -84,7 +84,8 @@ def test_learn_vs_bots_trains_to_an_agent_step_budget_and_resumes(tmp_path):
     first = bench("--mode", "1v1", "--agent-steps", "4000", "--curve-agent-steps", "2000", "--games", "4",
                   "--curve-games", "2", "--eval-max-minutes", "0.1", "--opponents", "random", "--runs-dir", "runs",
                   "--set", "rollout.games=4", "--set", "rollout.decision_steps=1", "--set", "ppo.batch_samples=8",
-                  "--set", "policy.lstm_size=16", "--set", "run.torch_threads=1")
+                  "--set", "policy.lstm_size=16", "--set", "run.torch_threads=1",
+                  *[arg for item in FROM_SCRATCH for arg in ("--set", item)])  # the budget's rules, without a clone
     assert first["budget"] == {"agent_steps": 4000} and 4000 <= first["agent_steps"] < 4000 + 2048
     steps = [p["agent_steps"] for p in first["curve"]]
     assert len(steps) == 2 and 2000 <= steps[0] < 4000 <= steps[1] == first["agent_steps"]
