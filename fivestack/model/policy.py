@@ -353,14 +353,16 @@ class Policy(nn.Module):
 
     # ------------------------------------------------------------------ heads
     def heads(self, core: torch.Tensor, units: "PackedUnits", unit_rel: torch.Tensor, masks: dict[str, torch.Tensor],
-              actions: torch.Tensor | None, generator: torch.Generator | None = None, greedy: bool = False):
+              actions: torch.Tensor | None, generator: torch.Generator | None = None, greedy: bool = False,
+              logits: "HeadLogits | None" = None):
         """Sample (``actions`` None) or score given actions, for N = B x K replicas.
 
         core (N, H); units: the seen units of B team-steps, shared by a team's K replicas; unit_rel (N, 189, 4).
         Returns actions (N, 5), log-probability (N,), entropy per head (N, 4) in ``HEADS`` order (a parameter
         head the action does not use contributes 0), value (N,), win logit (N,), and which parameters the
-        action uses (N, 2): [target, offset]."""
-        primary_dist = categorical(self.primary_logits(core, masks))
+        action uses (N, 2): [target, offset]. ``logits``: the heads' logits for ``actions``, already computed
+        (``head_logits``), so that a caller who also reads them pays for them once."""
+        primary_dist = categorical(self.primary_logits(core, masks) if logits is None else logits.primary)
         sample = actions is None
 
         def draw(dist: torch.distributions.Categorical) -> torch.Tensor:
@@ -370,7 +372,8 @@ class Policy(nn.Module):
             return torch.multinomial(dist.probs, 1, generator=generator).squeeze(-1)
 
         primary = draw(primary_dist) if sample else actions[:, 0]
-        logits = self.head_logits(core, units, unit_rel, masks, primary, primary_dist.logits)
+        if logits is None:
+            logits = self.head_logits(core, units, unit_rel, masks, primary, primary_dist.logits)
         delay_dist, target_dist = categorical(logits.delay), categorical(logits.target)
         ox_dist, oy_dist = categorical(logits.offset_x), categorical(logits.offset_y)
         if sample:
@@ -475,15 +478,15 @@ class Policy(nn.Module):
         the stored actions (the KL term toward a reference policy reads them)."""
         seq = self.sequence_core(obs, state, first, hero_slots)
         actions = actions.reshape(-1, 5)
+        logits = self.head_logits(seq.core, seq.units, seq.unit_rel, seq.masks, actions[:, 0])  # computed once
         _, log_prob, entropy, value, win_logit, used = self.heads(seq.core, seq.units, seq.unit_rel, seq.masks,
-                                                                  actions)
+                                                                  actions, logits=logits)
         shape = seq.shape
-        logits = self.head_logits(seq.core, seq.units, seq.unit_rel, seq.masks, actions[:, 0]) if with_logits else None
         teacher = None
         if teacher_actions is not None:
             teacher = self.score_labels(seq, teacher_actions, actions)
         return SequenceScores(log_prob.view(shape), entropy.view(*shape, len(HEADS)), value.view(shape),
-                              win_logit.view(shape), used.view(*shape, 2), teacher, logits)
+                              win_logit.view(shape), used.view(*shape, 2), teacher, logits if with_logits else None)
 
     def score_labels(self, seq: "SequenceCore", labels: torch.Tensor,
                      fallback: torch.Tensor | None = None) -> "LabelScores":
