@@ -87,6 +87,18 @@ def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.nd
     return out
 
 
+def bot_row_actions(bots: list, env: BatchedEnv, rows: np.ndarray, heroes: np.ndarray) -> np.ndarray:
+    """(len(rows), K, 5) the actions of ``bots`` (one team agent per side) for team rows ``rows`` (game 2g + side),
+    for the K heroes of each side in play (``heroes``, from ``active_heroes``), in env action space."""
+    actions = np.empty((rows.size, heroes.shape[1], N_ACTION_FIELDS), np.int64)
+    for side in (0, 1):
+        mine = rows % 2 == side
+        if mine.any():
+            team = bots[side].act(env)  # (games, 5, 5), this team's heroes
+            actions[mine] = team[rows[mine] // 2][:, heroes[side] - side * HEROES_PER_TEAM]
+    return actions
+
+
 class RolloutWorker:
     def __init__(self, config: TrainConfig, seed: int, opponents: OpponentSource | None = None,
                  reuse_buffers: bool = False, feature_share: float = 0.0):
@@ -194,13 +206,7 @@ class RolloutWorker:
     def _bot_actions(self, bots: list, rows: np.ndarray) -> np.ndarray:
         """(len(rows), K, 5) the actions of ``bots`` (one per side: the opponent bots or the teachers) for team
         rows ``rows`` (game 2g + side), in env action space."""
-        actions = np.empty((rows.size, self.k, N_ACTION_FIELDS), np.int64)
-        for side in (0, 1):
-            mine = rows % 2 == side
-            if mine.any():
-                team = bots[side].act(self.env)  # (games, 5, 5), this team's heroes
-                actions[mine] = team[rows[mine] // 2][:, self.heroes[side] - side * HEROES_PER_TEAM]
-        return actions
+        return bot_row_actions(bots, self.env, rows, self.heroes)
 
     def _bot_result(self, rows: np.ndarray, request: InferenceRequest, version: int) -> InferenceResult:
         """The bot's actions as an inference result (no log-prob, value or state: its steps are not trained on)."""

@@ -23,7 +23,7 @@ from fivestack.system.clone.shards import Shard
 from fivestack.system.config import TrainConfig
 from fivestack.system.inference import initial_state
 from fivestack.system.messages import InferenceRequest
-from fivestack.system.rollout import active_heroes, team_view
+from fivestack.system.rollout import active_heroes, bot_row_actions, team_view
 
 
 @dataclass
@@ -103,13 +103,8 @@ class CloneRecorder:
 
     def _labels(self) -> np.ndarray:
         """(streams, K, 5) the teacher bot's action for every recorded seat now."""
-        labels = np.empty((len(self.seats), self.k, N_ACTION_FIELDS), np.int64)
-        for side in (0, 1):
-            mine = np.flatnonzero(self.rows % 2 == side)
-            if mine.size:
-                team = self.agents[(self.teacher, side)].act(self.env)
-                labels[mine] = team[self.rows[mine] // 2][:, self.heroes[side] - side * HEROES_PER_TEAM]
-        return labels
+        teachers = [self.agents[(self.teacher, side)] for side in (0, 1)]
+        return bot_row_actions(teachers, self.env, self.rows, self.heroes)
 
     def record(self, steps: int) -> Shard:
         """Play ``steps`` decisions; every stream's observations, labels, actions and game starts."""
