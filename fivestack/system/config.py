@@ -163,6 +163,8 @@ class PoolConfig:
     learning_rate: float = setting(0.01, "learning rate of the past versions' quality scores (paper: eta 0.01)")
     add_every_versions: int = setting(10, "the latest version joins the pool every this many versions (paper: 10)")
     cache_size: int = setting(4, "past policies kept in memory per rollout worker, beyond those in play")
+    opponent_slots: int = setting(2, "most past versions a rollout worker plays at once (a forward pass each per "
+                                     "decision); ours")
     bot_fraction: float = setting(0.0, "share of training games against `bot`; ours (paper: 0, self-play only)")
     bot: str = setting("scripted", "the bot of those games: scripted, scripted-weak or random")
 
@@ -403,6 +405,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("pool", "learning_rate"): (0, None, False, False),
     ("pool", "add_every_versions"): (1, None, True, False),
     ("pool", "cache_size"): (0, None, True, False),
+    ("pool", "opponent_slots"): (2, None, True, False),
     ("pool", "bot_fraction"): (0, 1, True, True),
     ("eval", "every_versions"): (0, None, True, False),
     ("eval", "games"): (1, None, True, False),
@@ -441,6 +444,10 @@ def _range_text(low, high, low_ok: bool, high_ok: bool) -> str:
 
 def validate(config: TrainConfig) -> None:
     """Every value in its range (``RANGES``) and the rules between keys; one ``ConfigError`` naming the key."""
+    if config.pool.opponent_slots < 2:  # before the ranges: say why
+        raise ConfigError(f"pool.opponent_slots must be at least 2, got {config.pool.opponent_slots}: it is how many "
+                          f"past versions a rollout worker plays at once, and one slot shared by overlapping games "
+                          f"would never empty to be drawn again (to play no past versions, set pool.past_fraction=0)")
     for (section, key), (low, high, low_ok, high_ok) in RANGES.items():
         value = getattr(getattr(config, section), key)
         below = value < low if low_ok else value <= low

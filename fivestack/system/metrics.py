@@ -64,6 +64,12 @@ def serial_metrics(info: dict, rollout_s: float, optimize_s: float, staleness: d
            "throughput/rollout_seconds": rollout_s, "throughput/optimize_seconds": optimize_s,
            "throughput/inference_seconds": info["inference_seconds"],
            "throughput/simulation_seconds": info["simulation_seconds"],
+           # the rollout's inference split: the learner's forward passes, the past versions', the teacher's labels,
+           # the opponent bot's decisions (what the rollout worker timed; its bootstrap passes included)
+           **{f"throughput/{name}_seconds": float(info.get(f"{name}_seconds", 0.0))
+              for name in ("learner_inference", "past_inference", "teacher", "bot")},
+           "pool/past_forward_passes_per_decision": (info.get("past_forward_passes", 0)
+                                                     / max(info.get("decisions", 1), 1)),
            **staleness, "sample_reuse": reuse, "samples/dropped_stale": float(dropped),
            "schedule/team_spirit": team_spirit}
     out.update(experience_metrics(info["hero_steps"], info["event_sums"], info["games"], info["reward_abs_mean"],

@@ -4,6 +4,11 @@
     Every ``add_every_versions`` versions the current agent joins the pool with q = max(q).
     When the current agent beats past version i:  q_i <- q_i - eta / (N p_i)   (N = pool size).
 
+A rollout worker plays at most ``opponent_slots`` past versions at once (``OpponentSlots``): a game that draws a
+past opponent takes a free slot and draws its version there (p = softmax(q)), or, when every slot is played,
+joins the slot drawn last; a slot is redrawn only when no game plays it. So each decision runs
+at most k past forward passes, and each game's past version is still drawn with p = softmax(q).
+
 Past versions live on disk as ``runs/NAME/pool/VERSION.safetensors`` (weights only) and are loaded lazily
 through a small cache. The pool's bookkeeping (versions, qualities, games played) is plain JSON in the
 controller's checkpoint, so it survives ``--resume``.
@@ -151,9 +156,70 @@ class OpponentPool:
                 "pool/top_version": float(self.versions[int(p.argmax())])}
 
 
+class OpponentSlots:
+    """At most ``k`` past versions in play per rollout worker: slot s holds version ``versions[s]`` and is played
+    by the games ``players[s]``.
+
+    A game that needs a past opponent (``take``) takes the first free slot (no game plays it) and draws its version
+    there, ``draw()``; when every slot is played it joins the youngest slot (the one drawn last), so that the
+    older ones get no new games, empty, and are drawn again: every slot is redrawn within about a game's length of
+    the last game joining it (one slot joined by overlapping games might never empty: ``k >= 2``). A slot's version changes only when it is taken free, so no game's
+    opponent changes during the game. Which slot a game takes depends only on which slots are played and in what
+    order they were drawn, never on the versions they hold, so the version each game plays is distributed as one
+    ``draw()``: the pool's p = softmax(q) at the time of the slot's draw (exactly so when a game's length does not
+    depend on the version it plays; a version whose games last longer keeps its slot a little longer). Games
+    that share a slot share its draw: the versions of a worker's past games are correlated over about a game's
+    length, not biased. With ``k`` at least the number of games, every game draws its own version, as without
+    slots, and from the same random numbers.
+    """
+
+    def __init__(self, k: int):
+        if k < 2:  # one slot joined by overlapping games would never empty, and keep its version for ever
+            raise ValueError(f"opponent slots must be at least 2, got {k}")
+        self.k = int(k)
+        self.versions = np.full(self.k, LATEST, np.int64)  # LATEST: never drawn
+        self.drawn_at = np.full(self.k, -1, np.int64)  # the draw count when each slot was drawn
+        self.players: list[set[int]] = [set() for _ in range(self.k)]
+        self.slot_of: dict[int, int] = {}  # game -> the slot it plays
+        self.draws = 0  # versions drawn into slots
+        self.joins = 0  # games that joined a played slot
+
+    def release(self, game: int) -> None:
+        """Game ``game`` no longer plays its slot (it ended, or plays someone else now)."""
+        slot = self.slot_of.pop(int(game), None)
+        if slot is not None:
+            self.players[slot].discard(int(game))
+
+    def take(self, game: int, draw: Callable[[], int]) -> int:
+        """The past version new game ``game`` plays: a free slot's fresh ``draw()``, else a played slot's."""
+        self.release(game)
+        free = [s for s in range(self.k) if not self.players[s]]
+        if free:
+            slot = free[0]
+            self.versions[slot] = draw()
+            self.drawn_at[slot] = self.draws
+            self.draws += 1
+        else:
+            slot = self.join()
+            self.joins += 1
+        self.players[slot].add(int(game))
+        self.slot_of[int(game)] = slot
+        return int(self.versions[slot])
+
+    def join(self) -> int:
+        """The played slot a new game joins when none is free: the youngest."""
+        return int(np.argmax(self.drawn_at))
+
+    def in_play(self) -> set[int]:
+        """The versions of the slots some game plays (at most ``k``)."""
+        return {int(self.versions[s]) for s in range(self.k) if self.players[s]}
+
+
 class PastOpponents:
     """What a rollout worker needs from the pool: an opponent for each new game, and a policy per version.
 
+    A new game plays a past version with probability ``pool.past_fraction``; its version comes from one of the
+    worker's ``pool.opponent_slots`` slots (``OpponentSlots``), so at most that many past versions play at once.
     Past policies are built lazily and kept in an LRU cache of ``pool.cache_size`` policies that never
     evicts a version still in play (the worker says which with ``in_play``): a past version's weights are read
     once when its first game starts, not once per step. Each acts with its own sampling generator.
@@ -170,9 +236,19 @@ class PastOpponents:
         self._cache: OrderedDict[int, Inference] = OrderedDict()
         self._in_play: set[int] = set()
         self.loads = 0
+        self.slots = OpponentSlots(pool.config.opponent_slots)
 
-    def choose_opponent(self, rng: np.random.Generator) -> int:
-        return self.pool.choose_opponent(rng)
+    def choose_opponent(self, rng: np.random.Generator, game: int = 0) -> int:
+        """The opponent of new game ``game``: ``LATEST`` (1 - ``past_fraction``) or the past version of a slot.
+        The game's previous slot, if any, is released first (a game that ends frees its slot)."""
+        self.slots.release(game)
+        if self.pool.versions and rng.random() < self.pool.config.past_fraction:
+            return self.slots.take(game, lambda: self.pool.sample(rng))
+        return LATEST
+
+    def release(self, game: int) -> None:
+        """Game ``game`` plays no past version any more (e.g. it now plays the bot)."""
+        self.slots.release(game)
 
     def in_play(self, versions) -> None:
         """The past versions the worker's games are playing now: the cache keeps them whatever its size."""

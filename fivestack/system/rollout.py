@@ -7,8 +7,9 @@ a step of the segment is one decision: the actions, then k - 1 timesteps in whic
 order; its reward is the shaped reward summed over the k timesteps, and it counts k agent-steps.
 
 With an opponent source (``fivestack.system.pool.PastOpponents``), each new game is either latest vs latest
-or latest vs a past version on a random side; the past version plays that team for the whole game, with its
-own LSTM state started fresh, and its team's steps are not training data (a 16-step sample is kept only if
+or latest vs a past version on a random side, taken from one of the worker's ``pool.opponent_slots`` slots (at
+most that many past versions, one forward pass each, per decision); the past version plays that team for the
+whole game, with its own LSTM state started fresh, and its team's steps are not training data (a 16-step sample is kept only if
 the latest version played every one of its steps). With ``pool.bot_fraction > 0`` that share of new games is
 played against a bot (``pool.bot``, the scripted team by default) on a random side, in the same way: the bot
 acts at every timestep (not only at the learner's decisions) and its team's steps are not training data.
@@ -46,10 +47,15 @@ from fivestack.system.messages import HERO_AXIS_GROUPS, InferenceRequest, Infere
 from fivestack.system.pool import BOT, LATEST
 
 InferenceFn = Callable[[InferenceRequest], InferenceResult]
+# where a segment's time goes beside the simulation (``SampleBatch.info``): the learner's forward passes, the past
+# versions', the teacher's labels (``ppo.teacher``), the opponent bot's decisions (``pool.bot_fraction``)
+TIMED = ("learner", "past", "teacher", "bots")
 
 
 class OpponentSource(Protocol):
-    def choose_opponent(self, rng: np.random.Generator) -> int: ...
+    def choose_opponent(self, rng: np.random.Generator, game: int) -> int: ...
+
+    def release(self, game: int) -> None: ...
 
     def inference(self, version: int) -> InferenceFn: ...
 
@@ -144,6 +150,8 @@ class RolloutWorker:
         self.state = initial_state(self.n_teams * self.k, config.policy.lstm_size)
         self.first = np.ones(self.n_teams, np.float32)
         self.results: list[dict] = []  # finished games since the last segment
+        self.seconds = dict.fromkeys(TIMED, 0.0)  # where the segment's time went, beside the simulation
+        self.past_passes = 0  # past versions' forward passes in the segment
 
     def _take_seeds(self, n: int) -> np.ndarray:
         seeds = np.arange(self.next_seed, self.next_seed + n, dtype=np.uint64)
@@ -165,11 +173,14 @@ class RolloutWorker:
             return
         if self.asp is not None:  # self-play games have their own players
             games = games[~self.asp.is_game[games]]
+        if self.opponents is not None:  # the games that end free their past version's slot
+            for g in games:
+                self.opponents.release(int(g))
         for g in games:
             if self.bots is not None and self.rng.random() < self.bot_fraction:
                 self.opponent_version[g] = BOT
             elif self.opponents is not None:
-                self.opponent_version[g] = self.opponents.choose_opponent(self.rng)
+                self.opponent_version[g] = self.opponents.choose_opponent(self.rng, int(g))
             else:
                 self.opponent_version[g] = LATEST
             self.opponent_side[g] = self.rng.integers(2)
@@ -188,19 +199,28 @@ class RolloutWorker:
     def _act(self, infer: InferenceFn, request: InferenceRequest) -> InferenceResult:
         """Actions for every team: the learner's batched forward pass, one per past version in play, the bot's."""
         owners = self.row_owners()
+        seconds = self.seconds
+        t0 = time.perf_counter()
         if (owners == LATEST).all():
-            return infer(request)
+            result = infer(request)
+            seconds["learner"] += time.perf_counter() - t0
+            return result
         learner = np.flatnonzero(owners == LATEST)
         mine = infer(request.select(learner))
+        seconds["learner"] += time.perf_counter() - t0
         parts = [(learner, mine)]
         for version in np.unique(owners[owners != LATEST]):
             rows = np.flatnonzero(owners == version)
+            t0 = time.perf_counter()
             if version == BOT:
                 parts.append((rows, self._bot_result(rows, request, mine.version)))
+                seconds["bots"] += time.perf_counter() - t0
             elif version in (ALICE, IDLE):
                 parts.append((rows, self.asp.result(rows, mine.version, self.k, request.state[0].shape[-1])))
             else:
                 parts.append((rows, self.opponents.inference(int(version))(request.select(rows))))
+                seconds["past"] += time.perf_counter() - t0
+                self.past_passes += 1
         return InferenceResult.merge(self.n_teams, parts, mine.version)
 
     def _bot_actions(self, bots: list, rows: np.ndarray) -> np.ndarray:
@@ -235,10 +255,12 @@ class RolloutWorker:
             if step > 0:
                 env_actions = self.keep_orders
                 if bot_rows.size:  # the bot decides at every timestep
+                    t0 = time.perf_counter()
                     env_actions = env_actions.copy()
                     games = bot_rows // 2
                     slots = self.heroes[bot_rows % 2]  # (rows, K)
                     env_actions[games[:, None], slots] = self._bot_actions(self.bots, bot_rows)
+                    self.seconds["bots"] += time.perf_counter() - t0
             self.obs, events, term, trunc, info = self.env.step(env_actions, observe=last)
             team_events = events[:, self.heroes]  # (games, 2, K, E)
             event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
@@ -294,6 +316,8 @@ class RolloutWorker:
         c0 = np.empty_like(h0)
         event_sums = np.zeros(N_EVENTS, np.float64)
         inference_s = simulation_s = 0.0
+        self.seconds = dict.fromkeys(TIMED, 0.0)
+        self.past_passes = 0
         version = -1
         for i in range(steps):
             view = self._view()
@@ -306,16 +330,18 @@ class RolloutWorker:
             learner[i] = self.row_owners() == LATEST
             if self.teachers is not None:
                 teacher_actions[i] = self._bot_actions(self.teachers, np.arange(t))
+                self.seconds["teacher"] += time.perf_counter() - t0
             if self.asp is not None:
                 self.asp.decide(self.env)
             result = self._act(infer, request)
             t1 = time.perf_counter()
             version = result.version if version < 0 else version
             actions[i], log_prob[i], values[i], firsts[i] = result.actions, result.log_prob, result.value, self.first
+            bots_before = self.seconds["bots"]
             reward, terminated, truncated, info = self._play_decision(result.actions, team_spirit, event_sums)
             t2 = time.perf_counter()
             inference_s += t1 - t0
-            simulation_s += t2 - t1
+            simulation_s += t2 - t1 - (self.seconds["bots"] - bots_before)  # the env alone, not the bot's decisions
             asp_resets = None
             if self.asp is not None:  # self-play games end and restart by their own rules
                 asp_resets = self.asp.after_decision(self.env, reward, terminated | truncated)
@@ -369,6 +395,10 @@ class RolloutWorker:
                         "reward_abs_mean": float(np.abs(rewards).mean()), "inference_seconds": inference_s,
                         "past_opponent_steps": int((~learner).sum()) * k * self.decision_steps,
                         "simulation_seconds": simulation_s, "games_started": self.games_started,
+                        "learner_inference_seconds": self.seconds["learner"],
+                        "past_inference_seconds": self.seconds["past"], "teacher_seconds": self.seconds["teacher"],
+                        "bot_seconds": self.seconds["bots"], "past_forward_passes": self.past_passes,
+                        "decisions": steps,
                         "games_with_feature": self.games_with_feature,
                         "asp": self.asp.take_metrics() if self.asp is not None else {}}
         self.results = []

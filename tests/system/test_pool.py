@@ -127,9 +127,11 @@ def test_versions_join_every_ten_and_the_pool_survives_resume(tmp_path):
 
 
 def past_opponents_in_play(tmp_path, cache_size: int, n_versions: int = 8):
-    """A worker whose games all play past versions drawn from ``n_versions`` (equal qualities)."""
+    """A worker whose games all play past versions drawn from ``n_versions`` (equal qualities), a slot per game
+    (``pool.opponent_slots``), so that many versions play at once."""
     config = rollout_config(tmp_path, **{"pool.past_fraction": 1.0, "pool.cache_size": cache_size,
-                                         "rollout.games": 16, "rollout.segment_steps": 32, "game.max_seconds": 8.0})
+                                         "pool.opponent_slots": 16, "rollout.games": 16,
+                                         "rollout.segment_steps": 32, "game.max_seconds": 8.0})
     pool = OpponentPool(config.pool, tmp_path / "pool")
     for version in range(n_versions):
         pool.add(version * 10, Policy(config.policy).state_dict())
