@@ -1,6 +1,7 @@
 """Throughput of the whole training loop (``configs/MODE.toml``, then ``--set`` overrides).
 
     python benchmarks/train_speed.py --seconds 60 [--mode 1v1] [--set ppo.batch_samples=64 ...]
+    python benchmarks/train_speed.py --mode 1v1 --pool-versions 0 --seconds 60      # a fresh run's pool
     python benchmarks/train_speed.py --mode 5v5 --pool off --warmup-seconds 300 --seconds 60
     python benchmarks/train_speed.py --runner ray --rollout-workers 1,2 --seconds 120 [--inference 0]
     python benchmarks/train_speed.py --device cuda --model paper --pool off --seconds 60 --optimizer-seconds 30
@@ -10,16 +11,28 @@ recipe is switched off (no clone, no KL term, no bot games), which is the config
 recipe existed; ``--start clone`` measures PPO from a clone as the preset runs it (the KL term's extra forward
 pass of the clone, the bot's share of games), after a small unmeasured clone (20k agent-steps, one pass).
 
-``--pool off`` plays no past versions (``pool.past_fraction=0``); ``--warmup-seconds S`` trains unmeasured for S
-seconds first (default: one segment, for Numba's and torch's first calls), so that the opponent pool has filled
-before the measurement; the JSON says how many versions the pool held then and at the end (``pool_versions``).
+``--pool-versions N`` (default 30; serial runner) measures the steady state of a run whose opponent pool already
+holds N past versions, as a run's pool looks once it has trained a while: before the warm-up, N versions are written into the pool
+(versions 0, a, ..., (N - 1) a for a = ``pool.add_every_versions``; each a copy of the starting weights with every
+parameter moved by 2% of its tensor's standard deviation, so each is its own policy), with qualities spread
+evenly from -1.5 (the oldest) to 0 (the newest), as the paper's update leaves versions the latest agent beats, so
+that the newest is drawn ~4.5 times as often as the oldest; the run's own versions join once it passes version
+N a. ``--pool-versions 0`` measures from a fresh run (the pool starts empty and fills as the run goes).
+``--pool off`` plays no past versions (``pool.past_fraction=0``; no versions are written). ``--warmup-seconds S``
+trains unmeasured for S seconds first (default: one segment, for Numba's and torch's first calls); the JSON says
+how many versions the pool held then and at the end (``pool_versions``), and how many past versions' forward
+passes a decision ran on average (``past_forward_passes_per_decision``: at most ``pool.opponent_slots``, a little
+more with the bootstrap passes at truncated games and segment ends).
 
 ``--device cuda`` runs the forward passes and the optimizer on the GPU (``run.device``; the simulation stays on
 the CPU); ``--model paper`` takes the ``[policy]`` and ``[ppo]`` sections of ``configs/5v5-paper.toml`` (the
 paper-size network, LSTM 4096, and its batch and learning rate) on top of ``configs/MODE.toml``.
 
-Prints one JSON line: agent-steps/s and the share of wall time in simulation (env step and observation
-encoding), inference (batched forward passes in rollouts), optimisation (PPO updates) and the rest; and
+Prints one JSON line: agent-steps/s and the share of wall time (``time_share``; ``seconds`` in all, the same
+split in ``seconds_split``) in simulation (env step and observation encoding), learner_inference (the latest
+version's batched forward passes in rollouts), past_inference (the past versions' forward passes), teacher_labels
+(the teacher bot's actions, ``ppo.teacher``), bots (the opponent bot's decisions, ``pool.bot_fraction``),
+optimisation (PPO updates) and other (the rest: copying observations into the segment, GAE, logging); and
 ``optimizer_agent_steps_per_s``, the optimizer alone: ``Optimizer.train`` in a loop for ``--optimizer-seconds``
 on one batch of ``ppo.batch_samples`` samples cut from a freshly played segment (host-to-device copies
 included; an agent-step is one hero's timestep, as in the whole loop's figure). With
@@ -59,6 +72,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--mode", default="5v5", choices=["1v1", "5v5"], help="loads configs/MODE.toml")
     parser.add_argument("--pool", default="on", choices=["on", "off"], help="off: no past opponents")
+    parser.add_argument("--pool-versions", type=int, default=None,
+                        help="past versions written into the pool before the warm-up (default 30; 0: a fresh run; "
+                             "serial runner)")
     parser.add_argument("--warmup-seconds", type=float, default=0.0,
                         help="train unmeasured this long first (0: one segment)")
     parser.add_argument("--set", dest="overrides", action="append", default=[])
@@ -78,6 +94,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.runner == "ray" and args.device != "cpu":
         parser.error("--device cuda is for the serial runner (the ray runner's actors run on the CPU for now)")
+    if args.pool_versions is not None and args.pool_versions < 0:
+        parser.error(f"--pool-versions must be 0 or more, got {args.pool_versions}")
+    if args.pool_versions and (args.pool == "off" or args.runner == "ray"):
+        parser.error("--pool-versions fills the serial runner's opponent pool: use it without --pool off and "
+                     "--runner ray (or give --pool-versions 0)")
+    if args.pool_versions is None:
+        args.pool_versions = 30 if args.pool == "on" and args.runner == "serial" else 0
     # the preset as overrides, so that the ray half (ray_speed.py) reads the same configuration
     args.overrides = [*preset_overrides(args.mode), *STARTS[args.start], *model_overrides(args.model),
                       *(["pool.past_fraction=0.0"] if args.pool == "off" else []),
@@ -90,7 +113,7 @@ def main() -> None:
         print(json.dumps(out))
         return
     try:
-        out = serial(args.seconds, args.overrides, args.warmup_seconds, args.optimizer_seconds)
+        out = serial(args.seconds, args.overrides, args.warmup_seconds, args.optimizer_seconds, args.pool_versions)
     except ConfigError as exc:  # e.g. --device cuda without a GPU: one line, no traceback
         parser.exit(2, f"error: {exc}\n")
     out["pool"] = args.pool
@@ -149,13 +172,42 @@ def optimizer_speed(runner: SerialRunner, seconds: float, warmup_steps: int = 2)
     return out
 
 
-def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, optimizer_seconds: float = 0.0) -> dict:
+def fill_pool(runner: SerialRunner, n_versions: int, seed: int = 0) -> None:
+    """Write ``n_versions`` past versions into the runner's opponent pool (``--pool-versions``): perturbed copies of
+    its current weights, qualities from -1.5 (oldest) to 0 (newest); the run's own versions join after them."""
+    if n_versions <= 0:
+        return
+    every = runner.config.pool.add_every_versions
+    state = {name: t.detach().cpu().clone() for name, t in runner.policy.state_dict().items()}
+    parameters = {name for name, _ in runner.policy.named_parameters()}
+    generator = torch.Generator().manual_seed(seed)  # not the run's torch generator
+    for i in range(n_versions):
+        weights = {}
+        for name, t in state.items():
+            if name in parameters and t.is_floating_point() and t.numel() > 1:
+                t = t + 0.02 * t.std() * torch.randn(t.shape, generator=generator, dtype=t.dtype)
+            weights[name] = t
+        runner.pool.add(i * every, weights)
+    runner.pool.quality = np.linspace(-1.5, 0.0, n_versions)
+    runner.pool.last_joined = (n_versions - 1) * every
+    runner.worker.redraw_opponents()  # the games drew theirs from the empty pool: draw again from the full one
+
+
+SPLIT = {"simulation": "simulation_seconds", "learner_inference": "learner_inference_seconds",
+         "past_inference": "past_inference_seconds", "teacher_labels": "teacher_seconds", "bots": "bot_seconds",
+         "optimisation": "optimize_seconds"}  # time_share's parts: the metrics' throughput/* keys
+
+
+def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, optimizer_seconds: float = 0.0,
+           pool_versions: int = 0) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         config = load_config(None, [f"run.runs_dir='{tmp}'", "run.name='speed'", "eval.every_versions=0",
                                     *overrides])
         runner = SerialRunner(config)
         runner.clone()  # --start clone: version 0 is a small clone (not measured)
-        totals = {"simulation": 0.0, "inference": 0.0, "optimisation": 0.0}
+        fill_pool(runner, pool_versions if config.pool.past_fraction > 0 else 0, seed=config.run.seed)
+        totals = dict.fromkeys(SPLIT, 0.0)
+        past_passes = decisions = 0.0
         steps = 0
         wall = 0.0
 
@@ -176,22 +228,28 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
         runner.run(on_progress=record, stop=lambda: time.monotonic() - start >= seconds)
         wall = time.monotonic() - start
         for line in _metric_lines(runner)[len(lines_before):]:
-            totals["simulation"] += line["throughput/simulation_seconds"]
-            totals["inference"] += line["throughput/inference_seconds"]
-            totals["optimisation"] += line["throughput/optimize_seconds"]
-        pool_versions = len(runner.pool)
+            for part, key in SPLIT.items():
+                totals[part] += line.get(f"throughput/{key}", 0.0)
+            past_passes += line.get("pool/past_forward_passes_per_decision", 0.0)
+            decisions += 1
+        pool_versions_end = len(runner.pool)
         optimizer = optimizer_speed(runner, optimizer_seconds) if optimizer_seconds > 0 else {}
         runner.close()
     measured = runner.agent_steps - start_steps
     share = {k: round(v / wall, 3) for k, v in totals.items()}
-    share["other"] = round(1.0 - sum(share.values()), 3)
+    share["other"] = round(1.0 - sum(totals.values()) / wall, 3)
+    split = {k: round(v, 2) for k, v in totals.items()}
+    split["other"] = round(wall - sum(totals.values()), 2)
     return {"benchmark": "train_speed", "runner": "serial", "mode": config.game.mode, "games": config.rollout.games,
             "lstm_size": config.policy.lstm_size, "parameters": sum(p.numel() for p in runner.policy.parameters()),
             "device": str(runner.device), "batch_samples": config.ppo.batch_samples,
             "agent_steps_per_s": round(measured / wall, 1),
-            "agent_steps": measured, "seconds": round(wall, 1), "time_share": share,
+            "agent_steps": measured, "seconds": round(wall, 1), "time_share": share, "seconds_split": split,
             "past_fraction": config.pool.past_fraction, "warmup_seconds": warmup_seconds,
-            "pool_versions_at_start": pool_at_start, "pool_versions": pool_versions,
+            "pool_versions_written": pool_versions if config.pool.past_fraction > 0 else 0,
+            "pool_versions_at_start": pool_at_start, "pool_versions": pool_versions_end,
+            "opponent_slots": config.pool.opponent_slots, "teacher": config.ppo.teacher or None,
+            "past_forward_passes_per_decision": round(past_passes / max(decisions, 1), 3),
             "torch_threads": config.run.torch_threads or "default", "cpu_cores": os.cpu_count(),
             "torch": torch.__version__, **optimizer}
 

@@ -150,6 +150,7 @@ class RolloutWorker:
         self.state = initial_state(self.n_teams * self.k, config.policy.lstm_size)
         self.first = np.ones(self.n_teams, np.float32)
         self.results: list[dict] = []  # finished games since the last segment
+        self.played = False  # a segment has been collected
         self.seconds = dict.fromkeys(TIMED, 0.0)  # where the segment's time went, beside the simulation
         self.past_passes = 0  # past versions' forward passes in the segment
 
@@ -186,6 +187,13 @@ class RolloutWorker:
             self.opponent_side[g] = self.rng.integers(2)
         if self.opponents is not None:
             self.opponents.in_play(np.unique(self.opponent_version[self.opponent_version >= 0]))
+
+    def redraw_opponents(self) -> None:
+        """Choose every game's opponent again, before the worker's first decision (e.g. once the opponent pool has
+        been filled after the worker was made); a game in progress never changes opponents."""
+        if self.played:
+            raise RuntimeError("redraw_opponents is for a worker that has not played yet: games are in progress")
+        self._choose_opponents(np.arange(self.n_games))
 
     def row_owners(self) -> np.ndarray:
         """(T,) who plays each team row: LATEST, BOT, or the past version of that game."""
@@ -316,6 +324,7 @@ class RolloutWorker:
         c0 = np.empty_like(h0)
         event_sums = np.zeros(N_EVENTS, np.float64)
         inference_s = simulation_s = 0.0
+        self.played = True
         self.seconds = dict.fromkeys(TIMED, 0.0)
         self.past_passes = 0
         version = -1
