@@ -354,14 +354,15 @@ class Policy(nn.Module):
     # ------------------------------------------------------------------ heads
     def heads(self, core: torch.Tensor, units: "PackedUnits", unit_rel: torch.Tensor, masks: dict[str, torch.Tensor],
               actions: torch.Tensor | None, generator: torch.Generator | None = None, greedy: bool = False,
-              logits: "HeadLogits | None" = None):
+              logits: "HeadLogits | None" = None, with_entropy: bool = True):
         """Sample (``actions`` None) or score given actions, for N = B x K replicas.
 
         core (N, H); units: the seen units of B team-steps, shared by a team's K replicas; unit_rel (N, 189, 4).
         Returns actions (N, 5), log-probability (N,), entropy per head (N, 4) in ``HEADS`` order (a parameter
         head the action does not use contributes 0), value (N,), win logit (N,), and which parameters the
         action uses (N, 2): [target, offset]. ``logits``: the heads' logits for ``actions``, already computed
-        (``head_logits``), so that a caller who also reads them pays for them once."""
+        (``head_logits``), so that a caller who also reads them pays for them once. ``with_entropy=False``: the
+        entropy is None, not computed (a rollout step does not read it)."""
         primary_dist = categorical(self.primary_logits(core, masks) if logits is None else logits.primary)
         sample = actions is None
 
@@ -383,8 +384,10 @@ class Policy(nn.Module):
         log_prob = (primary_dist.log_prob(actions[:, 0]) + delay_dist.log_prob(actions[:, 1])
                     + t_used * target_dist.log_prob(actions[:, 2])
                     + o_used * (ox_dist.log_prob(actions[:, 3]) + oy_dist.log_prob(actions[:, 4])))
-        entropy = torch.stack([primary_dist.entropy(), delay_dist.entropy(), t_used * target_dist.entropy(),
-                               o_used * (ox_dist.entropy() + oy_dist.entropy())], -1)  # (N, heads), HEADS order
+        entropy = None
+        if with_entropy:
+            entropy = torch.stack([primary_dist.entropy(), delay_dist.entropy(), t_used * target_dist.entropy(),
+                                   o_used * (ox_dist.entropy() + oy_dist.entropy())], -1)  # (N, heads), HEADS order
         value = full_precision(self.value_head(core).squeeze(-1))  # fp32 under bf16 autocast too
         win_logit = full_precision(self.win_head(core).squeeze(-1))
         return actions, log_prob, entropy, value, win_logit, logits.used
@@ -445,7 +448,7 @@ class Policy(nn.Module):
         core, state = self.core_step(features, state, first)
         masks = {name: obs[name].flatten(0, 1) for name in MASK_GROUPS}
         actions, log_prob, _, value, win_logit, _ = self.heads(core, units, obs["unit_rel"].flatten(0, 1), masks,
-                                                               None, generator, greedy)
+                                                               None, generator, greedy, with_entropy=False)
         return (actions.view(t, k, 5), log_prob.view(t, k), value.view(t, k), torch.sigmoid(win_logit).view(t, k),
                 state)
 
