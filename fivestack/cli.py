@@ -219,9 +219,6 @@ def view_command(
     _view(replay, host=host, port=port, browser=browser)
 
 
-WILDCARD_HOSTS = ("0.0.0.0", "::", "[::]", "")
-
-
 @app.command("arena")
 def arena_command(
     against: str = typer.Option("trained", help="Who the player meets: trained (the small 1v1 hero that ships "
@@ -253,12 +250,14 @@ def arena_command(
     from fivestack.arena.session import ArenaGame, ArenaSetup
     from fivestack.game.layout import STEP_SECONDS
     from fivestack.system.agents import AgentUnavailable
+    from fivestack.viewer.http_rules import check_bind_host
 
     if not 0 <= port <= 65535:
         _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
-    if host.strip() in WILDCARD_HOSTS:
-        _fail(f"--host {host!r} listens everywhere, but the page only works from the address it was opened at; "
-              "give that address (e.g. this machine's LAN address), or leave the default 127.0.0.1")
+    try:
+        check_bind_host(host)
+    except ValueError as e:
+        _fail(str(e))
     if seed < 0:
         _fail(f"--seed must be a non-negative integer, got {seed}")
     import torch

@@ -11,6 +11,11 @@ game (the player's hero, a unit the team sees, an ability that is ready) is ``Ar
     pause / resume / leave                                      the game clock; leave forfeits
     ping    {"type": "ping", "id": int}                          answered with {"type": "pong", "id": ...}
 
+Every value is checked by type before it is used, so that nothing a socket can send raises anything but
+``ProtocolError``: integers of any size (compared exactly, never turned into floats), floats that overflow to
+infinity, ``NaN``/``Infinity`` literals, strings, lists or objects where a name belongs, duplicate keys (refused:
+a message means one thing), nesting too deep for the parser.
+
 ``RateLimiter`` is the per-connection budget (a token bucket: ``RATE_PER_SECOND`` with a burst of ``RATE_BURST``).
 """
 
@@ -87,6 +92,13 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+def _object_without_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ValueError("a key appears twice in one object")
+    return obj
+
+
 def _int(obj: dict, name: str, low: int, high: int) -> int:
     value = obj.get(name)
     if type(value) is not int:  # bool is an int subclass: refused too
@@ -98,14 +110,18 @@ def _int(obj: dict, name: str, low: int, high: int) -> int:
 
 def _coordinate(obj: dict, name: str) -> float:
     value = obj.get(name)
-    if type(value) not in (int, float) or not math.isfinite(value):
+    # an int is compared as it is: one of a few hundred digits would overflow float() (and math.isfinite)
+    if type(value) not in (int, float) or (type(value) is float and not math.isfinite(value)):
         raise ProtocolError("bad_field", f"{name!r} must be a number in [0, {MAP_SIZE:g}], got {_show(value)}")
-    if not 0.0 <= value <= MAP_SIZE:
+    if not 0 <= value <= MAP_SIZE:
         raise ProtocolError("bad_field", f"{name!r} must lie in [0, {MAP_SIZE:g}] (world units), got {_show(value)}")
     return float(value)
 
 
 def _show(value) -> str:
+    """A short, safe rendering of a value from the network for an error message."""
+    if type(value) is int and not -10**30 < value < 10**30:
+        return f"an integer of {len(str(abs(value)))} digits"
     text = json.dumps(value) if isinstance(value, (int, float, str, bool, type(None))) else type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -117,13 +133,13 @@ def parse_command(raw: str | bytes) -> Command:
     if len(raw) > MAX_MESSAGE_BYTES or len(raw.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
     try:
-        obj = json.loads(raw, parse_constant=_reject_constant)
+        obj = json.loads(raw, parse_constant=_reject_constant, object_pairs_hook=_object_without_duplicates)
     except (ValueError, RecursionError) as e:
         raise ProtocolError("not_json", f"not valid JSON ({str(e)[:80]})") from None
     if not isinstance(obj, dict):
         raise ProtocolError("not_object", f"a message is a JSON object with a 'type', got {type(obj).__name__}")
     kind = obj.get("type")
-    if kind not in MESSAGE_TYPES:
+    if not isinstance(kind, str) or kind not in MESSAGE_TYPES:
         raise ProtocolError("unknown_type", f"unknown message type {_show(kind)}; one of: {', '.join(MESSAGE_TYPES)}")
     if kind == "hello":
         token = obj.get("token")
@@ -140,7 +156,7 @@ def parse_command(raw: str | bytes) -> Command:
 def _parse_order(obj: dict) -> Command:
     hero = _int(obj, "hero", 0, N_HEROES - 1)
     name = obj.get("order")
-    if name not in ORDERS:
+    if not isinstance(name, str) or name not in ORDERS:  # a list or an object is not a key
         raise ProtocolError("unknown_order", f"unknown order {_show(name)}; one of: {', '.join(ORDERS)}")
     needs, may = ORDERS[name]
     extra = set(obj) - ENVELOPE - set(needs) - set(may)

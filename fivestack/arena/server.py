@@ -38,13 +38,16 @@ thread reads it through ``run_in_loop(fn)``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import secrets
+import signal
 import sys
 import threading
 import time
 import traceback
+import weakref
 from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import TimeoutError as FutureTimeout
 from http import HTTPStatus
@@ -53,12 +56,16 @@ from typing import Any, Callable, TypeVar
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidMessage
 from websockets.http11 import Request, Response
+from websockets.protocol import CONNECTING
+from websockets.server import ServerProtocol
 
-from fivestack.arena.protocol import ERROR_CODES, ProtocolError, RateLimiter, error_frame, parse_command
+from fivestack.arena.protocol import (ERROR_CODES, RATE_BURST, RATE_PER_SECOND, ProtocolError, RateLimiter,
+                                      error_frame, parse_command)
 from fivestack.game.layout import STEP_SECONDS
-from fivestack.viewer.server import SECURITY_HEADERS
+from fivestack.viewer.http_rules import (SECURITY_HEADERS, STATIC, Refusal, Route, SiteNames, announces_body,
+                                         check_bind_host, screen, shown_host)
 
 TOKEN_PLACEHOLDER = "__ARENA_TOKEN__"
 WS_PATH = "/ws"
@@ -74,8 +81,11 @@ LINGER_SECONDS = 3.0  # after the end: time for the page to show the result befo
 MAX_INCOMING_BYTES = 64 * 1024  # beyond: the connection is closed (1009); 1,025..65,536 bytes get `too_large`
 SEND_BACKLOG_BYTES = 1 << 20  # a page that stops reading: frames are dropped while this much is unsent
 CLOSE_TIMEOUT_SECONDS = 2.0  # a client that does not close its side (WebSocket or HTTP) is cut off after this
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-COUNTER_NAMES = (*ERROR_CODES, "refused_connections", "messages", "orders", "frames", "frames_dropped")
+SEND_TIMEOUT_SECONDS = 1.0  # on the way out, a page that does not read is not waited for longer than this
+ROUTES: dict[str, Route] = {**{path: STATIC for path in ASSETS},
+                            WS_PATH: Route(methods=("GET",), changes_state=True)}  # the socket drives the game
+COUNTER_NAMES = (*ERROR_CODES, "refused_connections", "refused_requests", "messages", "orders", "frames",
+                 "frames_dropped", "server_errors")
 
 T = TypeVar("T")
 
@@ -99,22 +109,105 @@ def load_assets(token: str) -> dict[str, tuple[bytes, str]]:
     return files
 
 
-def http_response(status: HTTPStatus, body: bytes, ctype: str) -> Response:
-    """A plain HTTP response with the viewer's security headers; the connection closes after it."""
-    headers = Headers([("Content-Type", ctype), ("Content-Length", str(len(body))), ("Connection", "close")])
+def http_response(status: HTTPStatus, body: bytes, ctype: str, head_only: bool = False,
+                  headers: tuple[tuple[str, str], ...] = ()) -> Response:
+    """A plain HTTP response with the security headers (``http_rules``); the connection closes after it. For a
+    HEAD request (``head_only``) the body's length is told and the body left out."""
+    fields = Headers([("Content-Type", ctype), ("Content-Length", str(len(body))), ("Connection", "close"),
+                      *headers])
     for key, value in SECURITY_HEADERS.items():
-        headers[key] = value
-    return Response(status.value, status.phrase, headers, body)
+        fields[key] = value
+    return Response(status.value, status.phrase, fields, b"" if head_only else body)
 
 
-def allowed_origins(host: str, port: int) -> frozenset[str]:
-    """The Origins a page of this server sends: its own ``http://HOST:PORT``, and every loopback name when bound
-    to one of them."""
-    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    origins = {f"http://{shown}:{port}"}
-    if shown in LOOPBACK_NAMES:
-        origins.update(f"http://{name}:{port}" for name in LOOPBACK_NAMES)
-    return frozenset(origins)
+def _with_security_headers(connection: ServerConnection, request: Request, response: Response) -> Response:
+    """Every reply but the socket's 101 carries the security headers, the library's own refusals (426, 400) too."""
+    if response.status_code != 101:
+        for key, value in SECURITY_HEADERS.items():
+            if key not in response.headers:  # (``Headers`` adds a value rather than replacing one)
+                response.headers[key] = value
+    return response
+
+
+def refusal_response(refusal: Refusal, head_only: bool = False) -> Response:
+    return http_response(refusal.status, (refusal.message + "\n").encode("utf-8"), "text/plain; charset=utf-8",
+                         head_only, refusal.headers)
+
+
+class _HeadLines:
+    """Reads the lines of a request head through websockets' reader and keeps them, so that they can be put back
+    (``restore``) for the library to parse, or read here (``method_target_headers``)."""
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.lines: list[bytes] = []
+
+    def read_line(self, limit: int, too_long=RuntimeError):
+        line = yield from self.reader.read_line(limit, too_long)
+        self.lines.append(bytes(line))
+        return line
+
+    def restore(self) -> None:
+        self.reader.buffer[:0] = b"".join(self.lines)
+
+    def method_target_headers(self) -> tuple[str, str, Headers] | None:
+        """The request line and headers, when the whole head was read and is well formed; else None."""
+        if len(self.lines) < 2 or self.lines[-1] != b"\r\n":
+            return None
+        parts = self.lines[0].rstrip(b"\r\n").split(b" ")
+        if len(parts) != 3:
+            return None
+        headers = Headers()
+        for line in self.lines[1:-1]:
+            name, colon, value = line.partition(b":")
+            if not colon:
+                return None
+            headers[name.decode("latin-1").strip()] = value.decode("latin-1").strip()
+        return parts[0].decode("latin-1"), parts[1].decode("latin-1"), headers
+
+
+class _ArenaProtocol(ServerProtocol):
+    """websockets' server protocol, except that a request announcing a body (which the library drops without a
+    word) is answered by the HTTP rules (405 for a method the route does not take, else 400)."""
+
+    refuse_with_body: Callable[[str, str, Headers], Response]
+
+    def parse(self):
+        if self.state is CONNECTING:
+            head = _HeadLines(self.reader)
+            answer = None
+            try:
+                yield from Request.parse(head.read_line)
+            except (ValueError, NotImplementedError):  # among them: a body announced
+                request = head.method_target_headers()
+                if request is not None and announces_body(request[2].get_all):
+                    answer = self.refuse_with_body(*request)
+            except Exception:  # noqa: BLE001 (the library's own parse below meets it again and answers it)
+                pass
+            if answer is not None:
+                self.handshake_exc = InvalidMessage("a request with a body")
+                self.send_response(answer)  # then end of stream; what follows is discarded
+                yield
+                return
+            head.restore()  # the library parses the request as it came
+        yield from super().parse()
+
+
+class _ArenaConnection(ServerConnection):
+    """A connection whose protocol is ``_ArenaProtocol`` (swapped in before any byte arrives), kept in its
+    server's ``registry`` from the first byte (the library lists a connection only once its handshake is done,
+    and shutting down must reach the ones still in it)."""
+
+    refuse_with_body: Callable[[str, str, Headers], Response]
+    registry: weakref.WeakSet
+
+    def __init__(self, protocol: ServerProtocol, *args, **kwargs):
+        self.registry.add(self)
+        protocol.__class__ = _ArenaProtocol
+        protocol.refuse_with_body = self.refuse_with_body
+        protocol.parser = protocol.parse()
+        next(protocol.parser)
+        super().__init__(protocol, *args, **kwargs)
 
 
 class ArenaServer:
@@ -129,18 +222,21 @@ class ArenaServer:
 
     def __init__(self, game, host: str = "127.0.0.1", port: int = 0, tick_seconds: float = STEP_SECONDS,
                  grace_seconds: float = GRACE_SECONDS, linger_seconds: float = LINGER_SECONDS,
-                 say: Callable[[str], None] | None = None):
+                 say: Callable[[str], None] | None = None, rate_per_second: float = RATE_PER_SECOND,
+                 rate_burst: float = RATE_BURST):
         if not tick_seconds > 0:
             raise ValueError(f"tick_seconds must be positive, got {tick_seconds}")
+        check_bind_host(host)
         self.game = game
         self.host, self.port = host, port
         self.tick_seconds = float(tick_seconds)
         self.grace_seconds = float(grace_seconds)
         self.linger_seconds = float(linger_seconds)
         self.say = say or (lambda line: None)
+        self.rate = (float(rate_per_second), float(rate_burst))
         self.token = secrets.token_urlsafe(24)
         self.url = ""
-        self.origins: frozenset[str] = frozenset()
+        self.site = SiteNames(frozenset(), frozenset())  # the names the page may use, known once bound
         self.counters: dict[str, int] = {name: 0 for name in COUNTER_NAMES}
         self.frame_times_ms: list[float] = []
         self.lateness_ms: list[float] = []
@@ -161,6 +257,7 @@ class ArenaServer:
         self._epoch = 0  # bumped on every (re)start of the clock: the schedule restarts from then
         self._grace: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task] = set()  # tasks started from callbacks, kept until done
+        self._connections: weakref.WeakSet = weakref.WeakSet()  # every connection, handshake or not
 
     # ------------------------------------------------------------------------------------------ thread API
     def start(self, timeout: float = 30.0) -> str:
@@ -175,8 +272,10 @@ class ArenaServer:
             raise self._start_error
         return self.url
 
-    def stop(self, reason: str = "stopped", timeout: float = 60.0) -> None:
-        """End the server: a game in progress is forfeited (``reason``) and saved; idempotent."""
+    def stop(self, reason: str = "stopped", timeout: float = 30.0) -> None:
+        """End the server: a game in progress is forfeited (``reason``) and saved, every connection closed (cut
+        off after ``CLOSE_TIMEOUT_SECONDS`` if its client does not answer); idempotent. Takes a few seconds at
+        most, whatever the clients do; ``timeout`` only bounds the wait for a server that hangs on a bug."""
         loop = self._loop
         if loop is not None and not self._done.is_set():
             try:
@@ -232,8 +331,12 @@ class ArenaServer:
         self._playing, self._shutdown = asyncio.Event(), asyncio.Event()
         try:  # no keepalive pings: a tick may hold the loop for long (the first compiles the simulator's kernels),
             # and a closed tab closes its socket
+            connection_class = type("ArenaConnection", (_ArenaConnection,),
+                                    {"refuse_with_body": staticmethod(self._refuse_with_body),
+                                     "registry": self._connections})
             server: Server = await serve(
-                self._connection, self.host, self.port, process_request=self._http, compression=None,
+                self._connection, self.host.strip("[]"), self.port, process_request=self._http,
+                process_response=_with_security_headers, create_connection=connection_class, compression=None,
                 max_size=MAX_INCOMING_BYTES, write_limit=(SEND_BACKLOG_BYTES, SEND_BACKLOG_BYTES // 4),
                 ping_interval=None, close_timeout=CLOSE_TIMEOUT_SECONDS, server_header="fivestack-arena")
         except OSError as e:
@@ -241,9 +344,8 @@ class ArenaServer:
             return
         port = server.sockets[0].getsockname()[1]
         self.port = port
-        shown = f"[{self.host}]" if ":" in self.host else self.host
-        self.url = f"http://{shown}:{port}/"
-        self.origins = allowed_origins(self.host, port)
+        self.url = f"http://{shown_host(self.host)}:{port}/"
+        self.site = SiteNames.of(self.host.strip("[]"), port)
         self._ready.set()
         clock = asyncio.create_task(self._clock(), name="arena-clock")
         try:
@@ -252,8 +354,24 @@ class ArenaServer:
             clock.cancel()
             await asyncio.gather(clock, return_exceptions=True)
             await self._save_on_shutdown()
-            server.close()
-            await server.wait_closed()
+            await self._close_server(server)
+
+    async def _close_server(self, server: Server) -> None:
+        """Close every connection: politely for ``CLOSE_TIMEOUT_SECONDS``, then cut off what is left (a page
+        that does not read, a request that never ends), so that stopping takes seconds whatever the clients do."""
+        server.close()
+        try:
+            await asyncio.wait_for(asyncio.shield(server.wait_closed()), CLOSE_TIMEOUT_SECONDS)
+            return
+        except asyncio.TimeoutError:
+            pass
+        for connection in list(self._connections):
+            if connection.transport is not None:
+                connection.transport.abort()
+        try:
+            await asyncio.wait_for(asyncio.shield(server.wait_closed()), CLOSE_TIMEOUT_SECONDS)
+        except asyncio.TimeoutError:
+            self.say("some connections did not close; the server stops without them")
 
     def _request_shutdown(self, reason: str = "stopped") -> None:
         if self._shutdown is not None and not self._shutdown.is_set():
@@ -340,37 +458,46 @@ class ArenaServer:
         if first:
             self.say(f"game over: {end.get('outcome', '?')} ({end.get('reason', 'ended')})")
             if self._player is not None:
-                try:
-                    await self._player.send(_json(end))
-                except ConnectionClosed:
-                    pass
+                await self._send_or_give_up(self._player, _json(end))
         if linger:
             asyncio.get_running_loop().call_later(self.linger_seconds, self._request_shutdown, "ended")
 
+    async def _send_or_give_up(self, ws: ServerConnection, text: str) -> None:
+        """Send ``text`` to a page unless it is gone or has not read for ``SEND_TIMEOUT_SECONDS``."""
+        try:
+            await asyncio.wait_for(ws.send(text), SEND_TIMEOUT_SECONDS)
+        except (ConnectionClosed, asyncio.TimeoutError):
+            pass
+
     # ------------------------------------------------------------------------------------------ HTTP
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
-        path = request.path.partition("?")[0]
-        if path == WS_PATH:
-            origins = request.headers.get_all("Origin")
-            if len(origins) != 1 or origins[0] not in self.origins:
-                self.counters["refused_connections"] += 1
-                return http_response(HTTPStatus.FORBIDDEN, b"forbidden: this page is not the arena's own\n",
-                                     "text/plain; charset=utf-8")
+        """The plain requests and the socket's handshake, by the HTTP rules (``http_rules.screen``): 421 for a
+        Host that is not this server's, 404, 405, and 403 for a socket opened by another site's page."""
+        refusal = screen(request.method, request.path, request.headers.get_all, ROUTES, self.site)
+        head_only = request.method == "HEAD"
+        if refusal is not None:
+            self.counters["refused_connections" if refusal.code == "bad_origin" else "refused_requests"] += 1
+            return refusal_response(refusal, head_only)
+        if request.path.partition("?")[0] == WS_PATH:
             return None  # the WebSocket handshake goes on
-        asset = self._assets.get(path)
-        if asset is None:
-            return http_response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
-        return http_response(HTTPStatus.OK, *asset)
+        return http_response(HTTPStatus.OK, *self._assets[request.path.partition("?")[0]], head_only=head_only)
+
+    def _refuse_with_body(self, method: str, target: str, headers: Headers) -> Response:
+        """A request with a body, which no route of the arena takes (see ``_ArenaProtocol``)."""
+        refusal = screen(method, target, headers.get_all, ROUTES, self.site, has_body=True)
+        assert refusal is not None
+        self.counters["refused_requests"] += 1
+        return refusal_response(refusal, method == "HEAD")
 
     # ------------------------------------------------------------------------------------------ WebSocket
     async def _connection(self, ws: ServerConnection) -> None:
-        limiter = RateLimiter()
+        limiter = RateLimiter(*self.rate)
         try:
             async for raw in ws:
                 self.counters["messages"] += 1
                 try:
                     if not limiter.allow():
-                        raise ProtocolError("rate_limited", "too many messages: at most 30 a second")
+                        raise ProtocolError("rate_limited", f"too many messages: at most {self.rate[0]:g} a second")
                     await self._message(ws, parse_command(raw))
                 except ProtocolError as e:
                     self.counters[e.code] += 1
@@ -378,6 +505,10 @@ class ArenaServer:
                     if e.code in ("bad_token", "busy"):
                         await ws.close(1008, e.code)
                         break
+                except Exception as e:  # noqa: BLE001 (a bug here: the page is told, the game and the socket go on)
+                    self.counters["server_errors"] += 1
+                    self.say(f"a message could not be handled ({type(e).__name__}: {str(e)[:120]}); it was refused")
+                    await ws.send(_json(error_frame("server_error", "the server could not handle this message")))
         except ConnectionClosed:
             pass
         finally:
@@ -453,7 +584,7 @@ class ArenaServer:
 
 def serve_game(game, host: str = "127.0.0.1", port: int = 0, open_browser: bool = True,
                say: Callable[[str], None] = print, **options: Any) -> ArenaServer:
-    """Serve ``game`` until it ends or Ctrl-C (which forfeits and saves it); returns the stopped server.
+    """Serve ``game`` until it ends, Ctrl-C or SIGTERM (either forfeits and saves it); returns the stopped server.
     ``OSError`` when ``host:port`` cannot be bound."""
     server = ArenaServer(game, host=host, port=port, say=say, **options)
     url = server.start()
@@ -462,14 +593,32 @@ def serve_game(game, host: str = "127.0.0.1", port: int = 0, open_browser: bool 
         import webbrowser
 
         webbrowser.open(url)
-    try:
-        while not server.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        say("interrupted: the game counts as lost; saving it ...")
-        server.stop("interrupted")
+    with _sigterm_as_interrupt():
+        try:
+            while not server.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            say("interrupted: the game counts as lost; saving it ...")
+            server.stop("interrupted")
     return server
 
 
-__all__ = ["ASSETS", "ArenaServer", "GRACE_SECONDS", "LINGER_SECONDS", "MAX_INCOMING_BYTES", "TOKEN_PLACEHOLDER",
-           "WS_PATH", "allowed_origins", "http_response", "load_assets", "serve_game"]
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """While inside: SIGTERM stops the arena as Ctrl-C does (only the main thread can take signals)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+__all__ = ["ASSETS", "ArenaServer", "GRACE_SECONDS", "LINGER_SECONDS", "MAX_INCOMING_BYTES", "ROUTES",
+           "TOKEN_PLACEHOLDER", "WS_PATH", "http_response", "load_assets", "serve_game"]

@@ -13,12 +13,15 @@ search, the same code as the terminal draft), behind a lock; the page only asks.
 * ``POST /api/step`` ``{}``: the search makes the pick it is due (its side's turn).
 * ``POST /api/new`` ``{"human": "radiant"|"dire"|"none", "first": "radiant"|"dire"}``: a new draft.
 
-A refused request answers 400 with ``{"error": {"code": ..., "message": ...}}`` and changes nothing: the pick
-rules' codes (``unknown_hero``, ``taken``, ``not_your_turn``, ``complete``), ``bad_request`` (not a JSON object,
-an unknown field or value), ``bad_origin`` (403: a POST from another site's page) and ``not_found`` (404).
-A POST must be ``application/json`` (415 otherwise) and at most ``MAX_BODY_BYTES``. The search is
-table-driven, so any scorer's table (the stub's, or a policy's) drafts here the same way. Static files and
-headers are the viewer's (``send_reply``, ``url_of``); it binds 127.0.0.1 unless told otherwise.
+A refused request answers with ``{"error": {"code": ..., "message": ...}}`` and changes nothing: 400 with the
+pick rules' codes (``unknown_hero``, ``taken``, ``not_your_turn``, ``complete``) or ``bad_request`` (not a JSON
+object, an unknown field or value); the HTTP rules every fivestack server follows (``http_rules.screen``):
+``misdirected`` (421: a Host that is not this server's), ``not_found`` (404), ``method_not_allowed`` (405, with
+``Allow``: the pages and ``/api/state`` answer GET and HEAD, the three others POST only) and ``bad_origin`` (403:
+a POST whose Origin is missing or another site's). A POST must be ``application/json`` (415 otherwise), with a
+``Content-Length`` of at most ``MAX_BODY_BYTES`` (no chunked bodies). The search is table-driven, so any
+scorer's table (the stub's, or a policy's) drafts here the same way. Static files and headers are the viewer's
+(``send_reply``, ``url_of``); it binds 127.0.0.1 unless told otherwise.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import sys
 import threading
 import webbrowser
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Callable
@@ -37,7 +40,8 @@ from fivestack.draft.lineups import DIRE, RADIANT, DraftError, HeroPool
 from fivestack.draft.precompute import LineupTable, load_table
 from fivestack.draft.search import Drafter
 from fivestack.draft.session import DraftSession, LineupMeans, PickError
-from fivestack.viewer.server import send_reply, start_serving, url_of
+from fivestack.viewer.http_rules import STATIC, Refusal, Route, RuledHandler, make_ruled_server, send_reply
+from fivestack.viewer.server import start_serving, url_of
 
 ASSETS = {  # URL path -> (file in fivestack/viewer/static, content type)
     "/": ("draft.html", "text/html; charset=utf-8"),
@@ -45,6 +49,9 @@ ASSETS = {  # URL path -> (file in fivestack/viewer/static, content type)
     "/draft.css": ("draft.css", "text/css; charset=utf-8"),
     "/viewer.css": ("viewer.css", "text/css; charset=utf-8"),
 }
+API_POST = Route(methods=("POST",), takes_body=True, changes_state=True)
+ROUTES: dict[str, Route] = {**{path: STATIC for path in ASSETS}, "/api/state": STATIC, "/api/pick": API_POST,
+                            "/api/step": API_POST, "/api/new": API_POST}
 MAX_BODY_BYTES = 4096
 HUMAN_CHOICES = {"radiant": RADIANT, "dire": DIRE, "none": None}
 FIRST_CHOICES = {"radiant": True, "dire": False}
@@ -132,21 +139,30 @@ def static_files() -> dict[str, bytes]:
     return {name: (root / name).read_bytes() for name, _ in set(ASSETS.values())}
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(RuledHandler):
     server_version = "fivestack-draft"
-    sys_version = ""
+    routes = ROUTES
     service: DraftService  # set on the subclass made per server
     files: dict[str, bytes]
 
     def _reply(self, status: HTTPStatus, body: bytes, ctype: str, head_only: bool = False) -> None:
         send_reply(self, status, body, ctype, head_only)
 
-    def _json(self, status: HTTPStatus, message: dict) -> None:
+    def _json(self, status: HTTPStatus, message: dict, head_only: bool = False) -> None:
         body = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("utf-8")
-        self._reply(status, body, "application/json")
+        self._reply(status, body, "application/json", head_only)
 
     def _error(self, status: HTTPStatus, code: str, message: str) -> None:
         self._json(status, {"error": {"code": code, "message": message}})
+
+    def refuse(self, refusal: Refusal) -> None:
+        """The API's refusals in its own JSON form; the pages' as plain text."""
+        if not self.path.startswith("/api/"):
+            super().refuse(refusal)
+            return
+        body = json.dumps({"error": {"code": refusal.code, "message": refusal.message}}).encode("utf-8")
+        send_reply(self, refusal.status, body, "application/json", head_only=self.command == "HEAD",
+                   headers=refusal.headers, close=True)
 
     def _get(self, head_only: bool) -> None:
         path = self.path.split("?", 1)[0]
@@ -156,7 +172,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/api/state":
             with self.service.lock:
                 state = self.service.state()
-            self._json(HTTPStatus.OK, state)
+            self._json(HTTPStatus.OK, state, head_only)
         else:
             self._reply(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8", head_only)
 
@@ -176,40 +192,35 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, exc.code, str(exc))
 
     def _read_body(self) -> dict:
-        origin = self.headers.get("Origin")
-        if origin is not None and origin != f"http://{self.headers.get('Host', '')}":
-            raise RequestError(HTTPStatus.FORBIDDEN, "bad_origin", f"requests from {origin} are refused: open the "
-                                                                   f"draft page this server serves")
+        """The POST's JSON object (its Host, route and Origin were checked by ``http_rules.screen``)."""
         if self.headers.get_content_type() != "application/json":
+            self.close_connection = True  # its body is not read
             raise RequestError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "bad_request",
                                "a request body must be JSON (Content-Type: application/json)")
-        try:
-            length = int(self.headers.get("Content-Length", "0"))
-        except ValueError:
-            length = -1
-        if not 0 <= length <= MAX_BODY_BYTES:
+        lengths = self.headers.get_all("Content-Length") or ["0"]
+        text = lengths[0].strip()
+        length = int(text) if len(lengths) == 1 and text.isascii() and text.isdigit() and len(text) < 10 else -1
+        if self.headers.get("Transfer-Encoding") is not None or not 0 <= length <= MAX_BODY_BYTES:
             self.close_connection = True
             raise RequestError(HTTPStatus.BAD_REQUEST, "bad_request",
-                               f"a request body is 0-{MAX_BODY_BYTES} bytes with a Content-Length")
+                               f"a request body is 0-{MAX_BODY_BYTES} bytes with one Content-Length (not chunked)")
         raw = self.rfile.read(length) if length else b"{}"
+        if len(raw) < length:
+            self.close_connection = True
+            raise RequestError(HTTPStatus.BAD_REQUEST, "bad_request", "the body ended before its Content-Length")
         try:
             body = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise RequestError(HTTPStatus.BAD_REQUEST, "bad_request", f"the body is not JSON ({exc})") from None
         if not isinstance(body, dict):
             raise RequestError(HTTPStatus.BAD_REQUEST, "bad_request", "the body must be a JSON object")
         return body
 
-    def log_message(self, format: str, *args) -> None:  # quiet: the terminal shows only what matters
-        pass
 
 
 def make_server(service: DraftService, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
-    """A server for ``service`` bound to ``host:port`` (port 0 picks a free one)."""
-    handler = type("Handler", (_Handler,), {"service": service, "files": static_files()})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+    """A server for ``service`` bound to ``host:port`` (port 0 picks a free one), answering only at its names."""
+    return make_ruled_server(type("Handler", (_Handler,), {"service": service, "files": static_files()}), host, port)
 
 
 def serve_draft(table: str | Path | LineupTable, first: str = "radiant", human: str = "radiant",
@@ -238,4 +249,4 @@ def serve_draft(table: str | Path | LineupTable, first: str = "radiant", human: 
         server.server_close()
 
 
-__all__ = ["ASSETS", "DraftService", "RequestError", "make_server", "pool_roles", "serve_draft"]
+__all__ = ["ASSETS", "ROUTES", "DraftService", "RequestError", "make_server", "pool_roles", "serve_draft"]

@@ -6,7 +6,8 @@ shipped with the package: the page, its style, ``map.js``, the map drawing it sh
 where each array lies in the binary) and ``/replay/data.bin`` (the replay's arrays, little-endian, each
 8-byte aligned, so that the page views them as typed arrays without parsing). Every other path, including
 ``../`` and its encodings, absolute paths and anything else, gets 404: nothing on the disk is reachable
-through it. It binds 127.0.0.1 unless told otherwise.
+through it. It binds 127.0.0.1 unless told otherwise, and answers only GET and HEAD, only at the names it was
+started for (``http_rules``: 405 for another method, 421 for another Host).
 
 When the replay cannot be loaded, the error is printed in the terminal and the page shows the same message.
 """
@@ -20,13 +21,14 @@ import time
 import webbrowser
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from fivestack.viewer.http_rules import SECURITY_HEADERS, STATIC, Route, RuledHandler, make_ruled_server, send_reply
 from fivestack.viewer.replay import Replay, load_replay
 
 ASSETS = {  # URL path -> (file in fivestack/viewer/static, content type)
@@ -38,42 +40,21 @@ ASSETS = {  # URL path -> (file in fivestack/viewer/static, content type)
 }
 META_PATH = "/replay/meta.json"
 DATA_PATH = "/replay/data.bin"
+ROUTES: dict[str, Route] = {**{path: STATIC for path in ASSETS}, META_PATH: STATIC, DATA_PATH: STATIC}
 JS_DTYPES = {np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16), np.dtype(np.uint16), np.dtype(np.int32),
              np.dtype(np.uint32), np.dtype(np.float32)}
-SECURITY_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "Cache-Control": "no-store",
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; connect-src 'self'; "
-                               "style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'",
-    "Referrer-Policy": "no-referrer",
-}
-
-
-def send_reply(handler: BaseHTTPRequestHandler, status: HTTPStatus, body: bytes, ctype: str,
-               head_only: bool = False) -> None:
-    """Answer one request of ``handler``: status, content type and length, the ``SECURITY_HEADERS``, then the body
-    (none for HEAD); a page closed mid-transfer is not an error. The viewer's and the draft screen's servers share
-    it."""
-    handler.send_response(status)
-    handler.send_header("Content-Type", ctype)
-    handler.send_header("Content-Length", str(len(body)))
-    for k, v in SECURITY_HEADERS.items():
-        handler.send_header(k, v)
-    handler.end_headers()
-    if not head_only:
-        try:
-            handler.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
 
 def start_serving(build: Callable[[], ThreadingHTTPServer], host: str, port: int, complain: Callable[[str], None],
                   name: str) -> tuple[ThreadingHTTPServer, str, threading.Thread] | None:
     """Build a server (``build``) and serve it from a daemon thread named ``name``: the server, its URL and the
-    thread, or None, after one clear error to ``complain``, when it cannot listen on ``host:port``. The viewer's and the draft
-    screen's servers share it."""
+    thread, or None, after one clear error to ``complain``, when it cannot listen on ``host:port`` (taken, or a
+    wildcard address). The viewer's and the draft screen's servers share it."""
     try:
         server = build()
+    except ValueError as e:  # a wildcard address (http_rules.check_bind_host)
+        complain(f"Error: {e}")
+        return None
     except OSError as e:
         complain(f"Error: cannot listen on {host}:{port} ({e.strerror or e}); choose another --port, or 0 for a "
                  "free one")
@@ -137,9 +118,9 @@ def prepare(path: str | Path) -> ViewerState:
     return ViewerState(files, meta, data)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(RuledHandler):
     server_version = "fivestack-viewer"
-    sys_version = ""
+    routes = ROUTES
     state: ViewerState  # set on the subclass made per server
 
     def _route(self) -> tuple[bytes, str] | None:
@@ -168,16 +149,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:  # noqa: N802
         self._send(head_only=True)
 
-    def log_message(self, format: str, *args) -> None:  # quiet: the terminal shows only what matters
-        pass
-
 
 def make_server(state: ViewerState, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
-    """A server for ``state`` bound to ``host:port`` (port 0 picks a free one; see ``server.server_address``)."""
-    handler = type("Handler", (_Handler,), {"state": state})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+    """A server for ``state`` bound to ``host:port`` (port 0 picks a free one; see ``server.server_address``).
+    It answers only at the names ``http_rules.SiteNames.of(host, port)`` lists."""
+    return make_ruled_server(type("Handler", (_Handler,), {"state": state}), host, port)
 
 
 def url_of(server: ThreadingHTTPServer) -> str:
@@ -224,5 +200,5 @@ def view(path: str | Path, host: str = "127.0.0.1", port: int = 0, open_browser:
         server.server_close()
 
 
-__all__ = ["ASSETS", "DATA_PATH", "META_PATH", "ViewerState", "encode_replay", "make_server", "prepare",
-           "static_files", "url_of", "view"]
+__all__ = ["ASSETS", "DATA_PATH", "META_PATH", "ROUTES", "SECURITY_HEADERS", "ViewerState", "encode_replay",
+           "make_server", "prepare", "send_reply", "start_serving", "static_files", "url_of", "view"]

@@ -35,10 +35,13 @@ def draft(table):
     running.stop()
 
 
-def request(draft, method, path, body=None, headers=None, raw=None):
+def request(draft, method, path, body=None, headers=None, raw=None, origin=True):
+    """One request, as the page sends it: a POST carries the page's own Origin unless ``origin`` is False."""
     conn = http.client.HTTPConnection(draft.host, draft.port, timeout=60)
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
     hdrs = {"Content-Type": "application/json"} if data is not None else {}
+    if method == "POST" and origin:
+        hdrs["Origin"] = f"http://{draft.host}:{draft.port}"
     hdrs.update(headers or {})
     conn.request(method, path, data, hdrs)
     response = conn.getresponse()
@@ -120,6 +123,8 @@ def test_malformed_requests_are_json_errors(draft):
     refused(draft, "/api/undo", {}, 404, "not_found")
     assert "refused" in refused(draft, "/api/pick", {"hero": 1}, 403, "bad_origin",
                                 headers={"Origin": "http://evil.example"})
+    # a POST without an Origin is refused too: every browser sends one, so its absence is not the page
+    assert "Origin none" in refused(draft, "/api/pick", {"hero": 1}, 403, "bad_origin", origin=False)
     # the page's own origin is accepted
     own = {"Origin": f"http://{draft.host}:{draft.port}"}
     status, _, _ = request(draft, "POST", "/api/pick", {"hero": 1}, headers=own)

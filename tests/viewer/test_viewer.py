@@ -88,10 +88,13 @@ def server(policy_game):
 
 
 def raw_get(srv, target: str) -> tuple[int, bytes]:
-    """GET exactly ``target`` (no client-side normalisation) from the server over loopback."""
-    conn = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
+    """GET exactly ``target`` (no client-side normalisation) from the server over loopback, with the server's own
+    Host (http.client would take an absolute target's host without its port)."""
+    host, port = srv.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=10)
     try:
-        conn.putrequest("GET", target, skip_accept_encoding=True)
+        conn.putrequest("GET", target, skip_host=True, skip_accept_encoding=True)
+        conn.putheader("Host", f"{host}:{port}")
         conn.endheaders()
         resp = conn.getresponse()
         return resp.status, resp.read()
