@@ -35,21 +35,12 @@ from fivestack.arena.server import ASSETS, ROUTES, WS_PATH, ArenaServer
 from fivestack.arena.session import ArenaGame, ArenaSetup
 from fivestack.game.layout import N_HEROES, X, Y
 from http_fuzz import Target, fuzz_http, send_raw
-from test_server import Client, make_server, open_client, origin, ws_url
+from test_server import Client, make_server, open_client, origin, server, ws_url  # noqa: F401 (server: a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ_MESSAGES = 12_000
 HTTP_REQUESTS = 2_000
 SETUP = ArenaSetup(against="scripted", mode="1v1", seed=3)
-
-
-@pytest.fixture
-def server(tmp_path):
-    srv = make_server(tmp_path)
-    srv.start()
-    yield srv
-    srv.stop()
-    assert srv.error is None
 
 
 def raw_http(srv: ArenaServer, text: str, body: bytes = b"") -> tuple[int, dict[str, str], bytes]:

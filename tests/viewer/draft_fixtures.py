@@ -1,8 +1,11 @@
-"""A small lineup table (11 heroes, the stub scorer) and a running draft server, for the draft screen's tests."""
+"""A small lineup table (11 heroes, the stub scorer) and a running draft server, for the draft screen's tests;
+``table`` and ``draft`` are fixtures a test module imports."""
 
 from __future__ import annotations
 
 import threading
+
+import pytest
 
 from fivestack.draft.lineups import HeroPool
 from fivestack.draft.precompute import load_table, precompute
@@ -32,3 +35,17 @@ class RunningDraft:
     def stop(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """The 11-hero stub table, once per test module that imports this fixture."""
+    return make_table(tmp_path_factory.mktemp("draft"))
+
+
+@pytest.fixture
+def draft(table):
+    """A running draft server on ``table`` (Radiant first, the person drafts Radiant), stopped after the test."""
+    running = RunningDraft(table, first="radiant", human="radiant")
+    yield running
+    running.stop()

@@ -17,22 +17,10 @@ import pytest
 from fivestack.game.patch import HEROES
 from typer.testing import CliRunner
 
-from draft_fixtures import RunningDraft, make_table
+from draft_fixtures import draft, table  # noqa: F401 (fixtures)
 from fivestack.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    return make_table(tmp_path_factory.mktemp("draft_api"))
-
-
-@pytest.fixture
-def draft(table):
-    running = RunningDraft(table, first="radiant", human="radiant")
-    yield running
-    running.stop()
 
 
 def request(draft, method, path, body=None, headers=None, raw=None, origin=True):

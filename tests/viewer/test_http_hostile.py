@@ -16,7 +16,7 @@ from http import HTTPStatus
 import pytest
 from typer.testing import CliRunner
 
-from draft_fixtures import RunningDraft, make_table
+from draft_fixtures import draft, table  # noqa: F401 (fixtures)
 from fivestack.bots.agents import make_agent, play_step
 from fivestack.cli import app
 from fivestack.env.batched import BatchedEnv
@@ -113,10 +113,9 @@ def test_the_viewer_answers_get_and_head_only_and_only_at_its_names(viewer):
     assert status == 200
 
 
-def test_view_and_draft_refuse_a_wildcard_address_with_one_line(replay_path, tmp_path):
+def test_view_and_draft_refuse_a_wildcard_address_with_one_line(replay_path, table):
     result = CliRunner().invoke(app, ["view", str(replay_path), "--host", "0.0.0.0", "--no-browser"])
     assert result.exit_code == 2 and "listens everywhere" in result.output and "Traceback" not in result.output
-    table = make_table(tmp_path)
     result = CliRunner().invoke(app, ["draft", "--table", str(table.path), "--view", "--no-browser", "--host", "::"])
     assert result.exit_code == 2 and "listens everywhere" in result.output
 
@@ -133,18 +132,6 @@ def test_http_fuzz_against_the_viewer(viewer):
 
 
 # ------------------------------------------------------------------------------------ the draft screen
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    return make_table(tmp_path_factory.mktemp("draft_hostile"))
-
-
-@pytest.fixture
-def draft(table):
-    running = RunningDraft(table, first="radiant", human="radiant")
-    yield running
-    running.stop()
-
-
 def post(draft, path: str, body: dict, host: str, origin: str | None):
     conn = http.client.HTTPConnection(draft.host, draft.port, timeout=30)
     conn.putrequest("POST", path, skip_host=True)
