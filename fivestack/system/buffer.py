@@ -88,11 +88,13 @@ class SampleBuffer:
         minibatches): samples more than ``max_staleness`` versions old then are dropped."""
         if not self.segments:
             return
-        batch = SampleBatch.concat([seg[0].select(np.flatnonzero(seg[2])) if not seg[2].all() else seg[0]
-                                    for seg in self.segments])
+        # the pending samples are rows ``alive`` of ``batch``: one segment is used as it is, several are joined;
+        # either way each minibatch is the one copy of its samples (a segment is often most of a GB)
+        batch = self.segments[0][0] if len(self.segments) == 1 else SampleBatch.concat([s[0] for s in self.segments])
+        alive = np.flatnonzero(np.concatenate([seg[2] for seg in self.segments]))
         self.segments.clear()
         for _ in range(epochs):
-            order = rng.permutation(len(batch))
+            order = alive[rng.permutation(len(alive))]  # the same draws as shuffling the pending samples alone
             for start in range(0, len(order) - size + 1, size):
                 index = order[start:start + size]
                 lag = current_version() - batch.version[index]

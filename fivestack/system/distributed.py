@@ -72,8 +72,7 @@ def observation_moments(widths: dict[str, int], obs: dict[str, np.ndarray], retu
     indices): the statistics of those samples only, the same as of the segment with the others left out."""
     parts = []
     for key, width in widths.items():
-        # with ``keep``, only the groups the normalisers read are cut down to the kept samples
-        x = normalizer_input(key, obs if keep is None else {key[4:]: obs[key[4:]][keep]})
+        x = normalizer_input(key, obs, keep)  # with ``keep``: of the kept samples only
         parts.append(_moments(x) if x.size else np.zeros(1 + 2 * width))
     parts.append(_moments(np.asarray(returns if keep is None else returns[keep]).reshape(-1, 1)))
     return np.concatenate(parts)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
 import torch
 from torch.nn import functional as F
 
@@ -74,11 +75,13 @@ class Optimizer:
     def value_scale(self) -> float:
         return self.return_std.std
 
-    def observe(self, batch: SampleBatch) -> None:
-        """Update the running statistics (reward scale, input normalisers) from new experience."""
-        self.return_std.update(batch.returns)
-        obs = to_torch(batch, self.device)
-        self.policy.update_normalizers({k: v.flatten(0, 1) for k, v in obs.items()})
+    def observe(self, batch: SampleBatch, keep: np.ndarray | None = None) -> None:
+        """Update the running statistics (reward scale, input normalisers) from new experience: the samples
+        ``keep`` (sorted indices; None: all) of ``batch``. Only the groups the normalisers read are cut down to
+        them."""
+        self.return_std.update(batch.returns if keep is None else batch.returns[keep])
+        self.policy.update_normalizers(to_torch(batch, self.device),
+                                       None if keep is None else torch.from_numpy(keep).to(self.device))
 
     def train(self, batch: SampleBatch) -> dict[str, float]:
         c = self.config

@@ -63,7 +63,9 @@ class SerialRunner:
         self.controller = Controller(self.run_dir, config)
         opponents = PastOpponents(self.pool, config.policy, config.run.seed, patch=config.game.patch) \
             if config.pool.past_fraction > 0 else None
-        self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents,
+        # one loop trains on a segment before it collects the next: the segments' observations (most of a GB)
+        # are written into the same arrays each time, not into fresh memory
+        self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents, reuse_buffers=True,
                                     feature_share=self.annealing.share(self.version) if self.annealing else 0.0)
         self.state.worker_seed += 1
 
@@ -163,14 +165,18 @@ class SerialRunner:
             tau = team_spirit_at(cfg.ppo, self.version)
             if self.annealing:
                 self.worker.feature_share = self.annealing.share(self.version)
-            batch = self.worker.collect(self.inference, tau)
+            # the segment whole, with the samples to train on listed (not copied without those a past version
+            # played): the buffer and the statistics read only those
+            batch = self.worker.collect(self.inference, tau, keep_all=True)
+            trainable = batch.info["trainable"]
+            keep = None if len(trainable) == len(batch) else trainable
             t1 = time.monotonic()
-            self.buffer.add(batch)
+            self.buffer.add(batch, keep)
             losses = mean_metrics([self.optimizer.train(minibatch) for minibatch in self.buffer.minibatches(
                 cfg.ppo.batch_samples, lambda: self.optimizer.version, int(cfg.ppo.sample_reuse), self.rng)])
             # the statistics move after training on the batch, which was collected (and is scored) with the
             # normalisers and reward scale it was collected with
-            self.optimizer.observe(batch)
+            self.optimizer.observe(batch, keep)
             t2 = time.monotonic()
             hero_steps = batch.info["hero_steps"]
             self.state.agent_steps += hero_steps

@@ -40,8 +40,10 @@ def seeded_run(tmp_path: Path) -> dict:
 
     def recording_collect(*args, **kwargs):
         batch = collect(*args, **kwargs)
-        played.append({"actions": _digest(batch.actions), "log_prob_sum": float(batch.log_prob.sum()),
-                       "versions": sorted({int(v) for v in batch.version.ravel()})})
+        trained = batch.info["trainable"]  # the samples trained on (the runner may take the segment whole)
+        played.append({"actions": _digest(batch.actions[trained]),
+                       "log_prob_sum": float(batch.log_prob[trained].sum()),
+                       "versions": sorted({int(v) for v in batch.version[trained].ravel()})})
         return batch
 
     runner.worker.collect = recording_collect
