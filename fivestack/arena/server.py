@@ -168,7 +168,9 @@ class _HeadLines:
 
 class _ArenaProtocol(ServerProtocol):
     """websockets' server protocol, except that a request announcing a body (which the library drops without a
-    word) is answered by the HTTP rules (405 for a method the route does not take, else 400)."""
+    word) is answered by the HTTP rules (405 for a method the route does not take, else 400). It reads the head
+    through the library's own reader and parser (``Request.parse``, ``reader.buffer``), so pyproject.toml pins
+    the websockets release it was written against; ``tests/arena/test_hostile.py`` fails if they change."""
 
     refuse_with_body: Callable[[str, str, Headers], Response]
 
