@@ -207,7 +207,7 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
         runner.clone()  # --start clone: version 0 is a small clone (not measured)
         fill_pool(runner, pool_versions if config.pool.past_fraction > 0 else 0, seed=config.run.seed)
         totals = dict.fromkeys(SPLIT, 0.0)
-        past_passes = decisions = 0.0
+        past_passes = segments = 0.0  # the per-segment rates, averaged over the measured segments
         steps = 0
         wall = 0.0
 
@@ -231,7 +231,7 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
             for part, key in SPLIT.items():
                 totals[part] += line.get(f"throughput/{key}", 0.0)
             past_passes += line.get("pool/past_forward_passes_per_decision", 0.0)
-            decisions += 1
+            segments += 1
         pool_versions_end = len(runner.pool)
         optimizer = optimizer_speed(runner, optimizer_seconds) if optimizer_seconds > 0 else {}
         runner.close()
@@ -249,7 +249,7 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
             "pool_versions_written": pool_versions if config.pool.past_fraction > 0 else 0,
             "pool_versions_at_start": pool_at_start, "pool_versions": pool_versions_end,
             "opponent_slots": config.pool.opponent_slots, "teacher": config.ppo.teacher or None,
-            "past_forward_passes_per_decision": round(past_passes / max(decisions, 1), 3),
+            "past_forward_passes_per_decision": round(past_passes / max(segments, 1), 3),
             "torch_threads": config.run.torch_threads or "default", "cpu_cores": os.cpu_count(),
             "torch": torch.__version__, **optimizer}
 

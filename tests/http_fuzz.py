@@ -208,6 +208,14 @@ def send_raw(t: Target, raw: bytes, head_only: bool, timeout: float = 15.0) -> R
         return Reply(status, headers, body)
 
 
+def ask(t: Target, text: str, body: bytes = b"") -> tuple[int, dict[str, str], bytes]:
+    """One hand-written request (``text``: lines separated by newlines, without the blank line) and ``body``: the
+    status, each header's first value by lower-case name, the body."""
+    reply = send_raw(t, text.replace("\n", "\r\n").encode() + b"\r\n" + body, head_only=text.startswith("HEAD"))
+    assert reply.status is not None, f"no reply to {text!r}"
+    return reply.status, {k: v[0] for k, v in reply.headers.items()}, reply.body
+
+
 def check_reply(t: Target, request: Request, reply: Reply) -> None:
     """The invariants of every reply (see the module docstring); fails with the request's notes."""
     where = f"{request.raw[:120]!r} {request.note}"
@@ -247,4 +255,4 @@ def fuzz_http(t: Target, seed: int, n: int) -> dict[int | None, int]:
     return counts
 
 
-__all__ = ["Reply", "Request", "Target", "check_reply", "fuzz_http", "hostile_request", "send_raw"]
+__all__ = ["Reply", "Request", "Target", "ask", "check_reply", "fuzz_http", "hostile_request", "send_raw"]

@@ -480,9 +480,10 @@ class ArenaServer:
         if refusal is not None:
             self.counters["refused_connections" if refusal.code == "bad_origin" else "refused_requests"] += 1
             return refusal_response(refusal, head_only)
-        if request.path.partition("?")[0] == WS_PATH:
+        path = request.path.partition("?")[0]
+        if path == WS_PATH:
             return None  # the WebSocket handshake goes on
-        return http_response(HTTPStatus.OK, *self._assets[request.path.partition("?")[0]], head_only=head_only)
+        return http_response(HTTPStatus.OK, *self._assets[path], head_only=head_only)
 
     def _refuse_with_body(self, method: str, target: str, headers: Headers) -> Response:
         """A request with a body, which no route of the arena takes (see ``_ArenaProtocol``)."""

@@ -34,7 +34,7 @@ from fivestack.arena.protocol import MAX_MESSAGE_BYTES, ORDERS, ProtocolError, p
 from fivestack.arena.server import ASSETS, ROUTES, WS_PATH, ArenaServer
 from fivestack.arena.session import ArenaGame, ArenaSetup
 from fivestack.game.layout import N_HEROES, X, Y
-from http_fuzz import Target, fuzz_http, send_raw
+from http_fuzz import Target, ask, fuzz_http
 from test_server import Client, make_server, open_client, origin, server, ws_url  # noqa: F401 (server: a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,10 +44,7 @@ SETUP = ArenaSetup(against="scripted", mode="1v1", seed=3)
 
 
 def raw_http(srv: ArenaServer, text: str, body: bytes = b"") -> tuple[int, dict[str, str], bytes]:
-    reply = send_raw(Target(srv.host, srv.port, {}), text.replace("\n", "\r\n").encode() + b"\r\n" + body,
-                     head_only=text.startswith("HEAD"))
-    assert reply.status is not None, f"no reply to {text!r}"
-    return reply.status, {k: v[0] for k, v in reply.headers.items()}, reply.body
+    return ask(Target(srv.host, srv.port, {}), text, body)
 
 
 # ------------------------------------------------------------------------------------ finding 1: numbers
@@ -190,7 +187,7 @@ def test_sigterm_stops_the_arena_command_within_seconds_and_saves_the_game(tmp_p
         match = re.search(r"Arena at http://127\.0\.0\.1:(\d+)/", line)
         assert match, (line, proc.stderr.read() if proc.poll() is not None else "")
         port = int(match[1])
-        status, _, body = raw_http_port(port, "GET / HTTP/1.1\nHost: 127.0.0.1:%d\n" % port)
+        status, _, body = ask(Target("127.0.0.1", port, {}), f"GET / HTTP/1.1\nHost: 127.0.0.1:{port}\n")
         token = re.search(rb'name="arena-token" content="([^"]+)"', body)[1].decode()
 
         class Address:
@@ -213,11 +210,6 @@ def test_sigterm_stops_the_arena_command_within_seconds_and_saves_the_game(tmp_p
     assert len(records) == 1 and json.loads(records[0])["reason"] == "interrupted"
     assert list((tmp_path / "runs" / "arena-scripted" / "arena").glob("*.npz"))
     assert len(kept) > 15
-
-
-def raw_http_port(port: int, text: str):
-    reply = send_raw(Target("127.0.0.1", port, {}), text.replace("\n", "\r\n").encode() + b"\r\n", head_only=False)
-    return reply.status, reply.headers, reply.body
 
 
 # ------------------------------------------------------------------------------------ the fuzzers

@@ -25,7 +25,7 @@ from fivestack.viewer import draft_server
 from fivestack.viewer.http_rules import STATIC, Route, SiteNames, screen
 from fivestack.viewer.replay import ReplayRecorder
 from fivestack.viewer.server import ROUTES, make_server, prepare, start_serving
-from http_fuzz import Target, fuzz_http, send_raw
+from http_fuzz import Target, ask, fuzz_http
 
 HTTP_REQUESTS = 2_000
 
@@ -87,11 +87,6 @@ def viewer(replay_path):
     yield Target("127.0.0.1", server.server_address[1], {path: route.methods for path, route in ROUTES.items()})
     server.shutdown()
     server.server_close()
-
-
-def ask(t: Target, text: str, body: bytes = b""):
-    reply = send_raw(t, text.replace("\n", "\r\n").encode() + b"\r\n" + body, head_only=text.startswith("HEAD"))
-    return reply.status, {k: v[0] for k, v in reply.headers.items()}, reply.body
 
 
 def test_the_viewer_answers_get_and_head_only_and_only_at_its_names(viewer):
