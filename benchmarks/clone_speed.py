@@ -29,8 +29,8 @@ from fivestack.model.policy import Policy
 from fivestack.system.clone.recorder import CloneRecorder
 from fivestack.system.clone.shards import ShardStore, bytes_per_million
 from fivestack.system.clone.supervised import SupervisedTrainer
-from fivestack.system.config import load_config
-from fivestack.system.inference import Inference
+from fivestack.runs.config import load_config
+from fivestack.match.inference import Inference
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -34,17 +34,18 @@ import numpy as np
 import torch
 from rich.progress import Progress
 
-from fivestack.bots.agents import make_agent
+from fivestack.bots.agents import make_bot
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.model.policy import Policy
 from fivestack.rl.rewards import shaped_reward
 from fivestack.system.buffer import SampleBuffer
-from fivestack.system.config import FROM_SCRATCH, load_config
-from fivestack.system.evaluator import PolicyTeamAgent
-from fivestack.system.inference import Inference
+from fivestack.runs.config import FROM_SCRATCH, load_config
+from fivestack.match.agents import PolicyTeamAgent
+from fivestack.match.inference import Inference
 from fivestack.system.optimizer import Optimizer, team_spirit_at
-from fivestack.system.rollout import RolloutWorker, active_heroes
+from fivestack.system.rollout import RolloutWorker
+from fivestack.match.teams import active_heroes
 
 CONDITIONS = {"baseline": {"delay": 0, "reuse": 1}, "staleness_8": {"delay": 8, "reuse": 1},
               "reuse_4": {"delay": 0, "reuse": 4}}
@@ -58,7 +59,7 @@ def play_random(policy: Policy, games: int, minutes: float, seed: int) -> dict[s
     for side, n in ((0, games - games // 2), (1, games // 2)):
         env = BatchedEnv(n, GameConfig(mode="1v1", max_seconds=minutes * 60.0))
         env.reset(10_000 * seed + 1_000 * side + 7)
-        me, them = PolicyTeamAgent(side, policy, "1v1", seed), make_agent("random", 1 - side, seed + 1)
+        me, them = PolicyTeamAgent(side, policy, "1v1", seed), make_bot("random", 1 - side, seed + 1)
         total = np.zeros(n)
         finished = np.zeros(n, bool)
         while not finished.all():

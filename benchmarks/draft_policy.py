@@ -47,7 +47,7 @@ def timed(fn):
 def parts(scorer, radiant: np.ndarray, dire: np.ndarray, repeats: int = 5) -> dict:
     """CPU microseconds per lineup of each part of scoring ``len(radiant)`` lineups in one batch."""
     from fivestack.draft.policy_scorer import team_win_probabilities
-    from fivestack.system.rollout import active_heroes, team_view
+    from fivestack.match.teams import active_heroes, team_view
 
     b = len(radiant)
 

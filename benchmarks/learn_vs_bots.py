@@ -5,7 +5,7 @@
     python benchmarks/learn_vs_bots.py --resume runs/learn-5v5-seed0-1700000000 --agent-steps 40000000
     python benchmarks/learn_vs_bots.py --mode 1v1 --agent-steps 600000 --asp 0.25 --seed 0  # with Alice (1v1)
 
-Training uses ``configs/MODE.toml`` (the defaults of ``fivestack.system.config`` otherwise) plus ``--set``
+Training uses ``configs/MODE.toml`` (the defaults of ``fivestack.runs.config`` otherwise) plus ``--set``
 overrides. The budget is ``--agent-steps`` when given (training stops between segments once the run has that
 many agent-steps), else ``--minutes`` of training wall-clock. Curve points come every ``--curve-agent-steps``
 (default a tenth of the budget) or every ``--curve-minutes``: at each the policy plays ``--curve-games`` games
@@ -48,7 +48,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from fivestack.system.asp_moba import GOAL_WIDTH
-from fivestack.system.config import load_config
+from fivestack.runs.config import load_config
 from fivestack.system.evaluator import evaluate
 from fivestack.system.serial import SerialRunner
 

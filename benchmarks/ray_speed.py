@@ -10,7 +10,7 @@ import time
 
 import ray
 
-from fivestack.system.config import load_config
+from fivestack.runs.config import load_config
 from fivestack.system.ray import RayRunner
 
 WARMUP_S = 30.0  # actor start-up, Numba and torch first calls, the first version published

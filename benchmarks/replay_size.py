@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fivestack.bots.agents import make_agent, play_step
+from fivestack.bots.agents import make_bot, play_step
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.viewer.replay import ReplayRecorder, load_replay
@@ -51,14 +51,14 @@ def record_game(minutes: float, seed: int, policy: bool, path: Path) -> dict:
         import torch
 
         from fivestack.model.policy import Policy
-        from fivestack.system.evaluator import PolicyTeamAgent
+        from fivestack.match.agents import PolicyTeamAgent
 
         torch.manual_seed(seed)
         torch.set_num_threads(1)
         radiant = PolicyTeamAgent(0, Policy(), "5v5", seed=seed)
     else:
-        radiant = make_agent("scripted", 0, 2 * seed)
-    dire = make_agent("scripted", 1, 2 * seed + 1)
+        radiant = make_bot("scripted", 0, 2 * seed)
+    dire = make_bot("scripted", 1, 2 * seed + 1)
     players = {"radiant": "untrained policy" if policy else "scripted", "dire": "scripted"}
     recorder = ReplayRecorder(env, 0, seed=seed, players=players, agents=(radiant, dire))
     spent = 0.0

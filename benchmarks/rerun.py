@@ -23,7 +23,7 @@ column and plays the default rules), and the bots play the same games under both
 
 The surgery arm also gives the checks of issue 16's second item: (i) the seeded evaluation games right after the
 surgery replay move for move as before it (the version before the surgery vs the operated one, the same seeds,
-``evaluator.play_games`` with every action recorded); (ii) the rating ``--after`` versions later against the
+``match.games.play_games`` with every action recorded); (ii) the rating ``--after`` versions later against the
 pre-surgery rating minus 2 sigma; (iii) past opponents from before the surgery still play (a transformed pool
 version plays its games as the original did, and the final version plays it to the end).
 
@@ -88,8 +88,8 @@ def load_policy(run: Path, version: int | None):
     """A version of ``run`` (its pool file, else its checkpoint; None: its latest checkpoint) as the run's config
     builds it."""
     from fivestack.model.policy import Policy
-    from fivestack.system.config import load_config
-    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+    from fivestack.runs.config import load_config
+    from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
     from fivestack.system.pool import OpponentPool
 
     config = load_config(run / "config.toml")
@@ -109,7 +109,7 @@ def seeded_games(policy, patch: str, opponent, games: int, max_seconds: float, s
     """``games`` seeded evaluation games of ``policy`` against ``opponent`` (a bot's name or a policy); the results
     and every action ``policy`` chose (``fivestack.surgery.replay.seeded_games``)."""
     from fivestack.surgery.replay import seeded_games as recorded_games
-    from fivestack.system.agents import PolicyTeamAgent, build_agent
+    from fivestack.match.agents import PolicyTeamAgent, build_agent
 
     if isinstance(opponent, str):
         theirs = lambda side: build_agent(opponent, side, seed + 1 + 2 * side, MODE)  # noqa: E731
@@ -133,7 +133,7 @@ class Rater:
     on the same game seeds (``RatingEvaluator.rate`` with the evaluator of the version's own run)."""
 
     def __init__(self, args, bots: dict | None = None):
-        from fivestack.system.config import load_config
+        from fivestack.runs.config import load_config
         from fivestack.system.evaluator import RatingEvaluator
 
         self.args = args
@@ -146,7 +146,7 @@ class Rater:
         self.state = {"bots": bots}
 
     def rate(self, run: Path, version: int) -> dict:
-        from fivestack.system.config import from_dict
+        from fivestack.runs.config import from_dict
         from fivestack.system.evaluator import RatingEvaluator
 
         policy, config = load_policy(run, version)
@@ -215,14 +215,14 @@ def spaced(versions: list[int], every: int, last: int) -> list[int]:
 
 
 def last(run: Path) -> int:
-    from fivestack.system.controller import latest_checkpoint
+    from fivestack.runs.checkpoints import latest_checkpoint
 
     return int(latest_checkpoint(run).name)
 
 
 def run_seed(args, seed: int, runs: Path, log: Path, rater: Rater, say) -> dict:
     small, operated, fresh = (runs / f"s{seed}-small", runs / f"s{seed}-surgery", runs / f"s{seed}-fresh")
-    from fivestack.system.config import FROM_SCRATCH
+    from fivestack.runs.config import FROM_SCRATCH
 
     # the surgery benchmark trains from scratch: the preset's clone-then-surpass recipe is switched off
     base = ["--config", str(ROOT / "configs" / "1v1.toml"), *[a for item in FROM_SCRATCH for a in ("--set", item)]]
@@ -436,8 +436,8 @@ def post(args) -> None:
 
 
 def seeded_games_bots(a: str, b: str, patch: str, args):
-    from fivestack.system.agents import build_agent
-    from fivestack.system.evaluator import play_games
+    from fivestack.match.agents import build_agent
+    from fivestack.match.games import play_games
 
     return play_games(lambda side: build_agent(a, side, 3 + side, MODE), lambda side: build_agent(b, side, 5 + side,
                       MODE), args.check_games, MODE, args.eval_seconds, 9, patch)

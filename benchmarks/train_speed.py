@@ -56,7 +56,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from fivestack.system.config import FROM_SCRATCH, ConfigError, load_config
+from fivestack.runs.config import FROM_SCRATCH, ConfigError, load_config
 from fivestack.system.optimizer import team_spirit_at
 from fivestack.system.serial import SerialRunner
 

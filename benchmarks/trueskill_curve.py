@@ -18,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-from fivestack.system.config import load_config
+from fivestack.runs.config import load_config
 from fivestack.system.evaluator import RatingEvaluator
 from fivestack.system.serial import SerialRunner
 

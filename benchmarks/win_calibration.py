@@ -44,13 +44,14 @@ import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from fivestack.bots.agents import AGENTS, make_agent
+from fivestack.bots.agents import BOTS, make_bot
 from fivestack.draft.calibration import calibration, reliability_plot
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.system.agents import PolicyTeamAgent, Seat, load_run_policy, parse_run_spec, play_to_end
+from fivestack.match.agents import PolicyTeamAgent, load_run_policy, parse_run_spec
+from fivestack.match.games import Seat, play_to_end
 
-OPPONENTS = ("self",) + tuple(AGENTS)
+OPPONENTS = ("self",) + tuple(BOTS)
 
 
 class RecordingPolicyAgent(PolicyTeamAgent):
@@ -101,7 +102,7 @@ def play_chunk(policy, config, games: np.ndarray, opponents: list[str], args, ma
             seats.append(Seat(agents[side], side, mine))
         for bot in set(kind[policy_side == 1 - side]):
             theirs = np.flatnonzero((kind == bot) & (policy_side == 1 - side))
-            seats.append(Seat(make_agent(bot, side, args.seed + side), side, theirs))
+            seats.append(Seat(make_bot(bot, side, args.seed + side), side, theirs))
     last = [0]
 
     def on_step(finished):
@@ -159,7 +160,7 @@ def main(argv=None) -> dict:
     try:
         if args.run == "trained":  # the 1v1 policy that ships for the arena (not a run folder)
             from fivestack.arena.session import load_trained_policy
-            from fivestack.system.config import load_config
+            from fivestack.runs.config import load_config
 
             policy, info = load_trained_policy()
             config = load_config(None, [f"game.mode='{info['mode']}'",

@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 
-from fivestack.system.agents import load_run_policy
+from fivestack.match.agents import load_run_policy
 from fivestack.system.evaluator import evaluate
 
 

@@ -130,7 +130,7 @@ def play(
     """Play full games between two agents, print the result and a summary, and optionally save replays."""
     from fivestack.game.engine import GameConfig
     from fivestack.play import check_mode, play_match, replay_paths
-    from fivestack.system.agents import AgentUnavailable, check_agent
+    from fivestack.match.agents import AgentUnavailable, check_agent
 
     try:
         check_agent(radiant)
@@ -249,7 +249,7 @@ def arena_command(
     from fivestack.arena.server import serve_game
     from fivestack.arena.session import ArenaGame, ArenaSetup
     from fivestack.game.layout import STEP_SECONDS
-    from fivestack.system.agents import AgentUnavailable
+    from fivestack.match.agents import AgentUnavailable
     from fivestack.viewer.http_rules import check_bind_host
 
     if not 0 <= port <= 65535:
@@ -309,9 +309,10 @@ def eval_command(
     """Rate a version of a run by TrueSkill (random = 0) and print its win rates against each opponent."""
     import json
 
-    from fivestack.system.controller import CheckpointError, latest_checkpoint, load_checkpoint
-    from fivestack.system.agents import load_run_policy
-    from fivestack.system.evaluator import RatingEvaluator, version_name, wilson_interval
+    from fivestack.runs.checkpoints import CheckpointError, latest_checkpoint, load_checkpoint
+    from fivestack.match.agents import load_run_policy
+    from fivestack.system.evaluator import RatingEvaluator, version_name
+    from fivestack.match.games import wilson_interval
 
     if games is not None and games < 1:
         _fail(f"--games must be at least 1, got {games}")
@@ -379,7 +380,7 @@ def _show_config(cfg) -> None:
     and the key's one-line doc."""
     from rich.table import Table
 
-    from fivestack.system.config import describe
+    from fivestack.runs.config import describe
 
     table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
     table.add_column("key", no_wrap=True)
@@ -415,8 +416,9 @@ def train(
 ) -> None:
     """Train a team by self-play (latest vs latest) with PPO; checkpoints, TensorBoard and metrics.jsonl go to
     runs/NAME."""
-    from fivestack.system.config import ConfigError, load_config
-    from fivestack.system.controller import CheckpointError, RunStopped
+    from fivestack.runs.config import ConfigError, load_config
+    from fivestack.system.controller import RunStopped
+    from fivestack.runs.checkpoints import CheckpointError
     from fivestack.system.runner import RUNNERS, make_runner
 
     if runner not in RUNNERS:
@@ -506,9 +508,9 @@ def surgery_command(
     that computes the same function, verified on recorded observations; continue it with train --resume."""
     from fivestack.surgery.run import new_config, operate
     from fivestack.surgery.transforms import SurgeryError
-    from fivestack.system.config import ConfigError
-    from fivestack.system.controller import CheckpointError, latest_checkpoint, load_checkpoint
-    from fivestack.system.config import from_dict
+    from fivestack.runs.config import ConfigError
+    from fivestack.runs.checkpoints import CheckpointError, latest_checkpoint, load_checkpoint
+    from fivestack.runs.config import from_dict
 
     try:
         state = load_checkpoint(latest_checkpoint(run))[2]

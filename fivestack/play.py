@@ -5,7 +5,7 @@ decided, or the time limit truncates it). Game ``i`` gets the env seed ``seed + 
 with seed ``2 * seed`` and the Dire agent with ``2 * seed + 1``, so a match is a pure function of its
 arguments. With ``replay`` set, every game is recorded (``fivestack.viewer.replay``) and saved.
 
-Agents are named and built by ``fivestack.system.agents.build_agent`` (a bot or ``RUN:VERSION``) and the games
+Agents are named and built by ``fivestack.match.agents.build_agent`` (a bot or ``RUN:VERSION``) and the games
 are played by its ``play_to_end``, the match loop the evaluator uses too.
 """
 
@@ -19,7 +19,8 @@ import numpy as np
 
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import MODES, GameConfig
-from fivestack.system.agents import TEAMS, AgentUnavailable, Seat, build_agent, check_agent, play_to_end
+from fivestack.match.agents import TEAMS, AgentUnavailable, build_agent, check_agent
+from fivestack.match.games import Seat, play_to_end
 from fivestack.viewer.replay import ReplayRecorder, game_summary
 
 

@@ -64,7 +64,7 @@ install() {
     ls .whl/*.whl >/dev/null || { echo ".whl/ holds no wheels: run scripts/gpu_wheels.sh where there is network"; exit 1; }
     "$PY" -m pip install --no-index --no-deps --no-cache-dir --no-compile .whl/*.whl
     "$PY" -m pip install --no-index --no-deps --no-build-isolation --no-cache-dir -e .
-    "$PY" -c "import fivestack.system.serial, fivestack.system.inference, fivestack.cli; print('fivestack imports')"
+    "$PY" -c "import fivestack.system.serial, fivestack.match.inference, fivestack.cli; print('fivestack imports')"
 }
 export -f install
 if ! step install 80 "$OUT/install.log" bash -c install; then

@@ -2,7 +2,7 @@
 the policy scorer and the win-probability calibration benchmark. Imported as ``from tiny_runs import tiny_run``
 (``tests/`` is on the path as the rootdir of ``conftest.py``, as ``page_waits`` is)."""
 
-from fivestack.system.config import load_config
+from fivestack.runs.config import load_config
 from fivestack.system.serial import SerialRunner
 
 

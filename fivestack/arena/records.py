@@ -16,8 +16,8 @@ import json
 import os
 from pathlib import Path
 
-from fivestack.system.agents import is_run_spec, parse_run_spec
-from fivestack.system.evaluator import wilson_interval
+from fivestack.match.agents import is_run_spec, parse_run_spec
+from fivestack.match.games import wilson_interval
 
 RESULTS_FILE = "arena.jsonl"
 OUTCOMES = ("win", "loss", "draw")  # the player's

@@ -34,7 +34,7 @@ import torch
 
 from fivestack.arena.protocol import Command, ProtocolError
 from fivestack.arena.records import append_result, results_dir_for
-from fivestack.bots.agents import AGENTS as BOTS
+from fivestack.bots.agents import BOTS
 from fivestack.env.batched import BatchedEnv
 from fivestack.env.spaces import PK_KIND, PK_PRESENT
 from fivestack.game.engine import GameConfig
@@ -47,8 +47,8 @@ from fivestack.game.layout import (
 )
 from fivestack.game.patch import Patch
 from fivestack.model.policy import CheckpointMismatch, Policy, PolicyConfig
-from fivestack.system.agents import PolicyTeamAgent, build_agent, check_agent, load_run_policy
-from fivestack.system.rollout import active_heroes
+from fivestack.match.agents import PolicyTeamAgent, build_agent, check_agent, load_run_policy
+from fivestack.match.teams import active_heroes
 from fivestack.viewer.replay.format import RUNE_NAMES
 from fivestack.viewer.replay.recorder import ReplayRecorder, unit_columns
 

@@ -9,9 +9,9 @@ needs; a bot acts in every game anyway (the caller keeps the rows it asked for).
     ScriptedTeamAgent      the scripted baseline team (``bots.scripted``)
     WeakScriptedTeamAgent  the scripted team with half its orders replaced by the random team's
 
-``AGENTS`` is the table of bots by name and ``make_agent(name, team, seed)`` builds one (training's bot and
+``BOTS`` is the table of bots by name and ``make_bot(name, team, seed)`` builds one (training's bot and
 teacher use it). Any agent spec, a bot or a trained version of a run, is resolved by
-``fivestack.system.agents.build_agent``, and matches are played by ``fivestack.system.agents.play_to_end``.
+``fivestack.match.agents.build_agent``, and matches are played by ``fivestack.match.games.play_to_end``.
 """
 
 from __future__ import annotations
@@ -96,14 +96,14 @@ class WeakScriptedTeamAgent:
         return np.where(use_random[..., None], random, scripted)
 
 
-AGENTS = {"random": RandomTeamAgent, "scripted": ScriptedTeamAgent, "scripted-weak": WeakScriptedTeamAgent}
+BOTS = {"random": RandomTeamAgent, "scripted": ScriptedTeamAgent, "scripted-weak": WeakScriptedTeamAgent}
 
 
-def make_agent(name: str, team: int, seed: int = 0) -> TeamAgent:
-    """The bot ``name`` (a key of ``AGENTS``) for ``team`` (0 Radiant, 1 Dire)."""
-    if name not in AGENTS:
-        raise ValueError(f"unknown bot {name!r}; choose one of {sorted(AGENTS)}")
-    return AGENTS[name](team, seed)
+def make_bot(name: str, team: int, seed: int = 0) -> TeamAgent:
+    """The bot ``name`` (a key of ``BOTS``) for ``team`` (0 Radiant, 1 Dire)."""
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}; choose one of {sorted(BOTS)}")
+    return BOTS[name](team, seed)
 
 
 def play_step(env: BatchedEnv, radiant: TeamAgent, dire: TeamAgent):

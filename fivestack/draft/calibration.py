@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fivestack.system.evaluator import wilson_interval
+from fivestack.match.games import wilson_interval
 
 
 def calibration(predicted, won, bins: int = 10) -> dict:

@@ -38,7 +38,7 @@ from fivestack.game.engine import GameConfig
 from fivestack.game.layout import HEROES_PER_TEAM
 from fivestack.game.patch import Patch
 from fivestack.model.policy import Policy
-from fivestack.system.rollout import active_heroes, team_view
+from fivestack.match.teams import active_heroes, team_view
 
 @torch.no_grad()
 def team_win_probabilities(policy: Policy, obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -92,7 +92,7 @@ class PolicyScorer:
         """The scorer of a run's version (``RUN[:VERSION]``, resolved as ``fivestack play`` does) over the pool
         ``pool_names`` (comma-separated hero names of the run's patch; None: every hero of the patch); returns
         it and the version number."""
-        from fivestack.system.agents import load_run_policy, parse_run_spec
+        from fivestack.match.agents import load_run_policy, parse_run_spec
 
         try:
             policy, config, version = load_run_policy(spec)

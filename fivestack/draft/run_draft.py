@@ -2,7 +2,7 @@
 
 ``draft_run(spec, ...)``:
 
-1. resolves the run's version as ``fivestack play`` does (``fivestack.system.agents.load_run_policy``) and builds
+1. resolves the run's version as ``fivestack play`` does (``fivestack.match.agents.load_run_policy``) and builds
    its ``PolicyScorer`` (``fivestack/draft/policy_scorer.py``: the win probability at the first frame);
 2. the table: ``--table FILE``, else ``RUN/draft/vVERSION.npy`` (the patch's whole pool) or
    ``RUN/draft/vVERSION-pool-TAG.npy`` (a ``--pool`` of some of its heroes). Its progress file records the
@@ -40,7 +40,7 @@ def draft_run(spec: str, table: Path | None = None, pool: str | None = None, pre
               out: TextIO | None = None, show_progress: bool = True) -> Path:
     """What ``fivestack draft RUN[:VERSION]`` runs (see the module docstring); returns the table's path. Raises
     ``DraftError`` for a user mistake."""
-    from fivestack.system.agents import parse_run_spec
+    from fivestack.match.agents import parse_run_spec
 
     out = out or sys.stdout
     if first not in ("radiant", "dire"):

@@ -178,6 +178,8 @@ HERO_MASK_GROUPS = {
     "offset_mask": (N_PRIMARY,),  # which primary actions use the offset x/y parameters
 }
 ACTION_NVEC = (N_PRIMARY, N_DELAY, N_UNIT_SLOTS, N_OFFSET, N_OFFSET)
+# team groups whose first axis is the ten heroes of the game (a team sees at most the heroes in play)
+EVERY_HERO_GROUPS = ("heroes", "modifiers", "items", "abilities", "item_ids", "ability_ids", "hero_ids")
 
 
 def group_shapes(patch: str = PATCH_VERSION) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]:

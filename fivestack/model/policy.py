@@ -33,13 +33,14 @@ from fivestack.env import spaces as sp
 from fivestack.game.layout import N_DELAY, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
 from fivestack.game.patch import Patch
 
-FLOAT_TEAM_GROUPS = ("global", "units", "heroes", "allied_heroes", "modifiers", "items", "abilities", "pickups",
-                     "minimap")
-FLOAT_HERO_GROUPS = ("unit_rel", "nearby_map", "previous_action")
-MASK_GROUPS = ("primary_mask", "target_mask", "offset_mask")
-INT_GROUPS = ("item_ids", "ability_ids", "hero_ids")
-HERO_INT_GROUPS = ("own_hero_id",)
+# the observation's groups by kind, named once in ``env.spaces`` (with their shapes)
+FLOAT_TEAM_GROUPS = tuple(sp.TEAM_GROUPS)
+FLOAT_HERO_GROUPS = tuple(sp.HERO_GROUPS)
+MASK_GROUPS = tuple(sp.HERO_MASK_GROUPS)
+INT_GROUPS = tuple(sp.TEAM_INT_GROUPS)
+HERO_INT_GROUPS = tuple(sp.HERO_INT_GROUPS)
 ALL_GROUPS = FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS + MASK_GROUPS + INT_GROUPS + HERO_INT_GROUPS
+HERO_AXIS_GROUPS = FLOAT_HERO_GROUPS + MASK_GROUPS + HERO_INT_GROUPS  # a per-hero axis after the team axis
 HEADS = ("primary", "delay", "target", "offset")  # the action heads, as entropy is reported and weighted
 RAW_GROUPS = ("unit_rel",)  # float groups used as the env scales them (unit_rel feeds the target logits directly)
 ID_EMBEDDING = 16  # width of the item, ability and hero embeddings

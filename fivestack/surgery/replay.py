@@ -1,7 +1,7 @@
 """Seeded evaluation games with every action the policy chose recorded: how a test or ``benchmarks/rerun.py``
 checks that an operated run plays its games move for move as the run did before the surgery (docs/surgery.md).
 
-``seeded_games(policy, patch, opponent, ...)`` plays ``evaluator.play_games`` (the evaluator's own games: seeds,
+``seeded_games(policy, patch, opponent, ...)`` plays ``match.games.play_games`` (the evaluator's own games: seeds,
 sides, time limit) with the policy wrapped in a ``RecordingAgent``; two calls with the same seed, one with the old
 model on the old patch and one with the operated model on the new patch, must give equal action arrays.
 """
@@ -12,8 +12,8 @@ from typing import Callable
 
 import numpy as np
 
-from fivestack.system.agents import PolicyTeamAgent
-from fivestack.system.evaluator import play_games
+from fivestack.match.agents import PolicyTeamAgent
+from fivestack.match.games import play_games
 
 
 class RecordingAgent:

@@ -30,8 +30,9 @@ from fivestack.model.policy import GameSizes, Policy
 from fivestack.surgery.transforms import Fill, Spec, Step, SurgeryError, apply_plan, plan, sizes_of, \
     transform_optimizer
 from fivestack.surgery.verify import Probe, failures, record_probe, summary, verify
-from fivestack.system.config import TrainConfig, apply, from_dict, validate
-from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint
+from fivestack.runs.config import TrainConfig, apply, from_dict, validate
+from fivestack.system.controller import Controller
+from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
 from fivestack.system.run_state import RunState, save_run
 
 POOL_CHECK_SEQUENCES = 4  # a past version is verified on the probe's first sequences (64 team-steps)

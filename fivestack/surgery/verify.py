@@ -90,7 +90,7 @@ class Probe:
 def record_probe(config, policy: Policy, seed: int = 0, team_steps: int = PROBE_TEAM_STEPS) -> Probe:
     """At least ``team_steps`` team-steps of ``policy`` playing itself in the run's game (``config``: its
     ``TrainConfig``), after one segment of warm-up so that games are under way."""
-    from fivestack.system.inference import Inference
+    from fivestack.match.inference import Inference
     from fivestack.system.rollout import RolloutWorker
 
     cfg = copy.deepcopy(config)

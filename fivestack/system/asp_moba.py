@@ -18,13 +18,13 @@ R_A for each of Alice's steps); Alice's and the idle hero's steps are not traini
 the learner's, so the worker drops their samples), but every step counts as agent-steps, as played.
 
 Outside these games the goal input is zeros (flag 0). Row owners ``ALICE`` and ``IDLE`` sit beside
-``pool.LATEST`` and ``pool.BOT`` in ``RolloutWorker.row_owners``. This module imports no config at load time
-(``config.validate`` imports ``GOAL_WIDTH`` from here).
+``pool.LATEST`` and ``pool.BOT`` in ``RolloutWorker.row_owners``. The goal input's width, ``GOAL_WIDTH``, is the
+config's (``runs.config``), which checks the policy has it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -33,12 +33,9 @@ from fivestack.asp.rewards import alice_reward, bob_reward, bob_time
 from fivestack.game.layout import (A_ATTACK_MOVE, A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, GOLD,
                                    HP, HP_MAX, IT_ID, LEVEL, MAP_SIZE, N_ACTION_FIELDS, X, Y)
 from fivestack.game.patch import I_COST
-from fivestack.system.messages import InferenceResult
+from fivestack.match.inference import InferenceResult
+from fivestack.runs.config import GOAL_WIDTH, AspConfig
 
-if TYPE_CHECKING:
-    from fivestack.system.config import AspConfig
-
-GOAL_WIDTH = 6  # [flag 1, dx, dy, dlevel, dgold (goal minus now, scaled), share of the episode's decisions left]
 ALICE = -3  # row owners beside pool.LATEST (-1) and pool.BOT (-2)
 IDLE = -4
 ALICE_PHASE, BOB_PHASE = 0, 1

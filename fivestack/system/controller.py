@@ -12,21 +12,14 @@ import math
 import os
 import shutil
 import time
-import warnings
 from pathlib import Path
 
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 
-from fivestack.system.config import ConfigError, TrainConfig, from_dict, to_toml
+from fivestack.runs.config import TrainConfig, to_toml
 
-CHECKPOINT_FILES = ("model.safetensors", "optim.safetensors", "state.json")
 KEEP_CHECKPOINTS = 3
-
-
-class CheckpointError(ValueError):
-    """A missing or damaged checkpoint."""
 
 
 class RunStopped(RuntimeError):
@@ -87,10 +80,6 @@ class Controller:
             self._writer.close()
 
 
-class CheckpointFallbackWarning(UserWarning):
-    """The newest checkpoint is damaged; an older one is used instead."""
-
-
 def new_run_dir(config: TrainConfig) -> Path:
     """``runs_dir/name`` for a new run (a name from the date and time when none is set); refuses a folder that
     already holds checkpoints, which only ``--resume`` may continue."""
@@ -104,49 +93,3 @@ def new_run_dir(config: TrainConfig) -> Path:
     return run_dir
 
 
-def latest_checkpoint(run_dir: Path) -> Path:
-    """The newest checkpoint that loads. A damaged newest one (a truncated file, a missing file, a broken
-    state.json) is skipped with a warning naming it and the checkpoint used instead; if none loads, the newest
-    one's error is raised."""
-    folder = Path(run_dir) / "checkpoints"
-    if not Path(run_dir).is_dir():
-        raise CheckpointError(f"run {run_dir} does not exist; pass an existing run folder to --resume, e.g. runs/NAME")
-    found = sorted(p for p in folder.iterdir() if p.name.isdigit()) if folder.is_dir() else []
-    if not found:
-        raise CheckpointError(f"run {run_dir} has no checkpoint yet (nothing in {folder}); start it again without "
-                              f"--resume")
-    first_error = None
-    for path in reversed(found):
-        try:
-            load_checkpoint(path)
-        except CheckpointError as exc:
-            first_error = first_error or exc
-            continue
-        if first_error is not None:
-            warnings.warn(f"{first_error} -- falling back to the previous checkpoint {path}",
-                          CheckpointFallbackWarning, stacklevel=2)
-        return path
-    raise first_error
-
-
-def load_checkpoint(path: Path) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor], dict]:
-    """(model tensors, optimizer tensors, state) with one clear error for each way a checkpoint can be broken."""
-    path = Path(path)
-    for name in CHECKPOINT_FILES:
-        if not (path / name).is_file():
-            raise CheckpointError(f"checkpoint {path} is missing {name}; resume from another checkpoint or delete "
-                                  f"this folder")
-    try:
-        model = load_file(str(path / "model.safetensors"))
-        optim = load_file(str(path / "optim.safetensors"))
-    except (SafetensorError, OSError, ValueError) as exc:
-        raise CheckpointError(f"checkpoint {path} is corrupted ({exc}); delete it to resume from the one "
-                              f"before") from None
-    try:
-        state = json.loads((path / "state.json").read_text())
-        from_dict(state["config"])
-        int(state["version"])
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError, ConfigError) as exc:
-        raise CheckpointError(f"checkpoint {path} has a damaged state.json ({exc}); delete it to resume from the "
-                              f"one before") from None
-    return model, optim, state

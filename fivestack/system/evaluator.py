@@ -1,5 +1,5 @@
 """Evaluation: how good is a version? Win rates against reference teams with their 95% Wilson intervals, and
-TrueSkill ratings against a pool of frozen references (``fivestack.system.rating``).
+TrueSkill ratings against a pool of frozen references (``fivestack.match.rating``).
 
     RatingEvaluator     places the bots on the scale once (random = 0, then scripted-weak, then scripted),
                         then rates each submitted version against the references near its rating and
@@ -8,132 +8,28 @@ TrueSkill ratings against a pool of frozen references (``fivestack.system.rating
                         the runner submits versions and polls for ratings (JSON messages only).
 
 Every match plays half its games as Radiant and half as Dire, all of them at once in one batched env
-(``play_games``, on the one match loop ``fivestack.system.agents.play_to_end``; agents are built by
-``fivestack.system.agents.build_agent``). ``evaluate`` counts wins only (a draw, a game the time limit ended,
+(``fivestack.match.games.play_games``; agents are built by ``fivestack.match.agents.build_agent``). ``evaluate`` counts wins only (a draw, a game the time limit ended,
 counts 0) and reports the draw share beside the win rate; TrueSkill ratings take a draw as a draw (score 0.5).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import multiprocessing as mp
 import queue
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 import torch
 
-from fivestack.bots.agents import TeamAgent
-from fivestack.env.batched import BatchedEnv
-from fivestack.game.engine import GameConfig
-from fivestack.game.layout import ACTIVE
-from fivestack.game.patch import PATCH_VERSION, observation_mask
 from fivestack.model.policy import Policy
-from fivestack.system.agents import (  # noqa: F401 (load_run_policy, PolicyTeamAgent: also read from here)
-    TEAM_STATS, PolicyTeamAgent, Seat, build_agent, load_run_policy, play_to_end,
-)
-from fivestack.system.config import TrainConfig, from_dict
+from fivestack.match.agents import PolicyTeamAgent, build_agent
+from fivestack.match.games import TEAM_STATS, AgentFactory, play_games, wilson_interval
+from fivestack.runs.config import TrainConfig, from_dict
 from fivestack.system.pool import OpponentPool
-from fivestack.system.rating import RANDOM, SIGMA0, Rating, ReferencePool
-
-
-def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate ``wins / games``."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-AgentFactory = Callable[[int], TeamAgent]  # side (0 Radiant, 1 Dire) -> the team agent for that side
-
-
-@dataclass
-class GameResults:
-    """Per game of a match of A against B: the side A played, the winner (0 Radiant, 1 Dire, -1 none: the time
-    limit ended it), the length in game minutes, and each team's ``TEAM_STATS`` when the game ended (``a_stats``
-    for A's team, ``b_stats`` for B's)."""
-
-    a_side: np.ndarray  # int (games,)
-    winner: np.ndarray  # int (games,)
-    minutes: np.ndarray  # float (games,)
-    a_stats: dict[str, np.ndarray]  # name -> float (games,)
-    b_stats: dict[str, np.ndarray]
-    a_heroes: list[list[str]] = field(default_factory=list)  # per game, the names of the heroes A played
-
-    def per_hero(self) -> dict[str, dict]:
-        """A's wins by the hero it played: for each hero A played, its games, wins, win rate (wins / games) and
-        the rate's 95% Wilson interval, heroes in order of first appearance. A game counts for each hero of A's
-        team."""
-        out = {}
-        for name in dict.fromkeys(name for heroes in self.a_heroes for name in heroes):
-            played = [g for g, heroes in enumerate(self.a_heroes) if name in heroes]
-            wins = int(self.wins[played].sum())
-            low, high = wilson_interval(wins, len(played))
-            out[name] = {"games": len(played), "wins": wins, "win_rate": round(wins / len(played), 4),
-                         "ci95": [round(low, 4), round(high, 4)]}
-        return out
-
-    @property
-    def wins(self) -> np.ndarray:
-        return self.winner == self.a_side
-
-    @property
-    def draws(self) -> np.ndarray:
-        return self.winner < 0
-
-    @property
-    def scores(self) -> np.ndarray:
-        """A's score per game as TrueSkill takes it: 1 win, 0 loss, 0.5 draw."""
-        return np.where(self.draws, 0.5, self.wins.astype(float))
-
-
-def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
-               seed: int = 0, patch: str = PATCH_VERSION, lineups: str = "fixed") -> GameResults:
-    """Play ``games`` full games of A against B in one batched env: games ``0 .. n_a - 1`` (``n_a`` = half,
-    rounded up) with A as Radiant, the rest with A as Dire, all at once until every game has ended (by a win
-    or the time limit ``max_seconds``); finished games are not restarted.
-
-    Each side has its own A agent and B agent (bots are built for a side); per game, the side's actions come
-    from whichever of the two plays it there. A policy runs only for its own running games; a bot acts on the
-    whole env and its actions for other games are dropped. Deterministic for a given seed.
-
-    ``patch``: the patch version of the policies' game; the games show its observation features (their columns)
-    but play the default game's rules (``game.patch.observation_mask``). ``lineups``: "fixed" (the standard
-    game, what ratings compare) or "random" (each game's heroes drawn from the pool by its seed,
-    ``GameConfig.lineups``). Evaluation games never randomise their starting conditions."""
-    n_a = games - games // 2
-    a_side = (np.arange(games) >= n_a).astype(np.int64)
-    base = seed * 10_000
-    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, patch=patch, lineups=lineups))
-    env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64),
-              None if patch == PATCH_VERSION else observation_mask(patch))
-    seats = []  # only the agents that play somewhere, built in this order: A Radiant, B Radiant, A Dire, B Dire
-    for side in (0, 1):
-        for factory, plays in ((agent_a, np.flatnonzero(a_side == side)), (agent_b, np.flatnonzero(a_side != side))):
-            if plays.size:
-                seats.append(Seat(factory(side), side, plays))
-    heroes = env.game.patch.heroes
-    a_heroes = [[heroes[env.game.hero_types[g, h]].name for h in range(5 * side, 5 * side + 5)
-                 if env.game.state.hi[g, h, ACTIVE]] for g, side in enumerate(a_side)]
-    played = play_to_end(env, seats)
-    return GameResults(a_side, played.winner, played.minutes, played.stats_of(a_side), played.stats_of(1 - a_side),
-                       a_heroes)
-
-
-def play_scores(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
-                seed: int = 0) -> tuple[list[float], list[float]]:
-    """Play ``games`` full games of A against B (``play_games``); A's score per game (1 win, 0 loss, 0.5 a
-    draw: the time limit ended it), as TrueSkill takes it, and each game's length in minutes."""
-    result = play_games(agent_a, agent_b, games, mode, max_seconds, seed)
-    return result.scores.tolist(), result.minutes.tolist()
+from fivestack.match.rating import RANDOM, SIGMA0, Rating, ReferencePool
 
 
 @dataclass
@@ -210,7 +106,7 @@ class RatingEvaluator:
     # ------------------------------------------------------------------ agents
     def agent(self, name: str, seed: int) -> AgentFactory:
         """A reference of this ladder by name: ``vVERSION`` is a version of this run (``policies``, else the pool
-        folder); any other name is an agent spec (``fivestack.system.agents.build_agent``: the bots)."""
+        folder); any other name is an agent spec (``fivestack.match.agents.build_agent``: the bots)."""
         if name in self.policies:
             policy = self.policies[name]
             return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,

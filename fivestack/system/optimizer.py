@@ -32,8 +32,8 @@ from fivestack.rl.optim import clip_by_adam_second_moment
 from fivestack.rl.imitation import head_kl, imitation_loss, per_head_metrics
 from fivestack.rl.ppo import masked_mean, policy_loss, value_loss
 from fivestack.rl.rewards import team_spirit_tau
-from fivestack.system.config import PPOConfig
-from fivestack.system.device import autocast, to_device
+from fivestack.runs.config import PPOConfig
+from fivestack.match.device import autocast, to_device
 from fivestack.system.messages import SampleBatch
 
 

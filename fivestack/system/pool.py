@@ -23,20 +23,16 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.config import PoolConfig
-from fivestack.system.inference import Inference
-from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.runs.checkpoints import PoolError, read_snapshot, snapshot_path
+from fivestack.runs.config import PoolConfig
+from fivestack.match.inference import Inference
+from fivestack.match.inference import InferenceRequest, InferenceResult
 
 LATEST = -1  # the "opponent version" of a latest-vs-latest game
 BOT = -2  # the "opponent version" of a game against the training bot (``pool.bot``, ``pool.bot_fraction``)
-
-
-class PoolError(ValueError):
-    """A past version that is not in the pool or whose file is missing or damaged."""
 
 
 class OpponentPool:
@@ -118,19 +114,11 @@ class OpponentPool:
 
     # ------------------------------------------------------------------ weights
     def path_of(self, version: int) -> Path:
-        return self.directory / f"{version:08d}.safetensors"
+        return snapshot_path(self.directory, version)
 
     def weights(self, version: int) -> dict[str, torch.Tensor]:
         """The weights of past ``version``, read from disk."""
-        path = self.path_of(version)
-        if not path.is_file():
-            raise PoolError(f"past version {version} has no file {path}; the run's pool folder is incomplete "
-                            f"(restore it, or resume from a checkpoint whose pool matches)")
-        try:
-            return load_file(str(path))
-        except (SafetensorError, OSError, ValueError) as exc:
-            raise PoolError(f"past version {version} ({path}) is corrupted ({exc}); restore the file from a "
-                            f"backup or resume from a checkpoint taken before it joined the pool") from None
+        return read_snapshot(self.path_of(version), version)
 
     # ------------------------------------------------------------------ persistence (JSON in the checkpoint)
     def state_dict(self) -> dict:

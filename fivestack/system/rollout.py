@@ -31,19 +31,20 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from fivestack.bots.agents import make_agent
+from fivestack.bots.agents import make_bot
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.game.patch import feature_mask, patch_features
 from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
-from fivestack.model.policy import ALL_GROUPS
 from fivestack.rl.gae import gae, gamma_from_horizon
 from fivestack.rl.rewards import shaped_reward
 from fivestack.system.annealing import draw_features
 from fivestack.system.asp_moba import ALICE, IDLE, MobaSelfPlay
-from fivestack.system.config import TrainConfig, reward_weights
-from fivestack.system.inference import initial_state
-from fivestack.system.messages import HERO_AXIS_GROUPS, InferenceRequest, InferenceResult, SampleBatch
+from fivestack.runs.config import TrainConfig, reward_weights
+from fivestack.match.inference import initial_state
+from fivestack.system.messages import SampleBatch
+from fivestack.match.inference import InferenceRequest, InferenceResult
+from fivestack.match.teams import active_heroes, team_view
 from fivestack.system.pool import BOT, LATEST
 
 InferenceFn = Callable[[InferenceRequest], InferenceResult]
@@ -60,37 +61,6 @@ class OpponentSource(Protocol):
     def inference(self, version: int) -> InferenceFn: ...
 
     def in_play(self, versions: np.ndarray) -> None: ...
-
-
-def active_heroes(mode: str) -> np.ndarray:
-    """(2, K) hero indices each team's replicas drive: all five, or the one mid hero in 1v1."""
-    k = 1 if mode == "1v1" else HEROES_PER_TEAM
-    return np.stack([np.arange(k), HEROES_PER_TEAM + np.arange(k)])
-
-
-# Team groups with a row per hero of the game (all ten): a team sees at most the heroes in play.
-ALL_HEROES_GROUPS = ("heroes", "modifiers", "items", "abilities", "item_ids", "ability_ids", "hero_ids")
-
-
-def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.ndarray]:
-    """Env observations (games, 2, ...) / (games, 10, ...) -> team-major (2 games, ...) / (2 games, K, ...).
-
-    Groups with a row for each of the ten heroes keep only the 2K heroes in play (in 1v1 mid, 2 of 10): the
-    others' rows are empty (unseen), so the policy's max-pools over heroes, items and abilities give the same
-    result without spending compute and memory on them."""
-    out = {}
-    in_play = heroes.reshape(-1)
-    everyone = in_play.size == N_HEROES
-    for name in ALL_GROUPS:
-        arr = obs[name]
-        if name in HERO_AXIS_GROUPS:
-            out[name] = arr[:, heroes].reshape(arr.shape[0] * 2, heroes.shape[1], *arr.shape[2:])
-        elif name in ALL_HEROES_GROUPS and not everyone:
-            arr = arr[:, :, in_play]
-            out[name] = arr.reshape(arr.shape[0] * 2, *arr.shape[2:])
-        else:
-            out[name] = arr.reshape(arr.shape[0] * 2, *arr.shape[2:])
-    return out
 
 
 def bot_row_actions(bots: list, env: BatchedEnv, rows: np.ndarray, heroes: np.ndarray) -> np.ndarray:
@@ -142,8 +112,8 @@ class RolloutWorker:
         if self.asp is not None:
             self.asp.begin(self.env, first_seeds)
         self.bot_fraction = config.pool.bot_fraction
-        self.bots = [make_agent(config.pool.bot, team, seed) for team in (0, 1)] if self.bot_fraction > 0 else None
-        self.teachers = [make_agent(config.ppo.teacher, team, seed) for team in (0, 1)] if config.ppo.teacher else None
+        self.bots = [make_bot(config.pool.bot, team, seed) for team in (0, 1)] if self.bot_fraction > 0 else None
+        self.teachers = [make_bot(config.ppo.teacher, team, seed) for team in (0, 1)] if config.ppo.teacher else None
         self.opponent_version = np.full(self.n_games, LATEST, np.int64)  # per game: LATEST, BOT or a past version
         self.opponent_side = np.zeros(self.n_games, np.int64)  # the team the past version plays
         self._choose_opponents(np.arange(self.n_games))

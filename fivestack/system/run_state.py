@@ -19,8 +19,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint
-from fivestack.system.device import to_cpu
+from fivestack.system.controller import Controller
+
+from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
+from fivestack.match.device import to_cpu
 
 
 @dataclass

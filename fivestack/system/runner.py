@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
 
-from fivestack.system.config import TrainConfig
+from fivestack.runs.config import TrainConfig
 
 RUNNERS = ("serial", "ray")
 

@@ -19,11 +19,11 @@ from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.annealing import Annealing
 from fivestack.system.buffer import SampleBuffer
 from fivestack.system.clone import clone_policy, load_clone_weights
-from fivestack.system.config import ConfigError, TrainConfig, reward_weights
+from fivestack.runs.config import ConfigError, TrainConfig, reward_weights
 from fivestack.system.controller import Controller, new_run_dir
-from fivestack.system.device import resolve_device, to_cpu
+from fivestack.match.device import resolve_device, to_cpu
 from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator, progress_ratings, rating_metrics
-from fivestack.system.inference import Inference
+from fivestack.match.inference import Inference
 from fivestack.system.metrics import mean_metrics, serial_metrics
 from fivestack.system.optimizer import Optimizer, team_spirit_at
 from fivestack.system.pool import OpponentPool, PastOpponents

@@ -15,7 +15,7 @@ from fivestack.arena.records import read_results, record_stats, results_dir_for
 from fivestack.arena.session import NOOP_ROW, ArenaGame, ArenaSetup, load_trained_policy, trained_files
 from fivestack.game.layout import A_ABILITY0, A_MOVE, HEROES_PER_TEAM, MANA, MAX_UNITS, N_OFFSET, X, Y
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.agents import PolicyTeamAgent
+from fivestack.match.agents import PolicyTeamAgent
 from fivestack.viewer.replay import load_replay
 
 

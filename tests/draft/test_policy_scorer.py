@@ -18,8 +18,8 @@ from fivestack.draft.precompute import load_table, precompute
 from fivestack.draft.run_draft import score_and_draft
 from fivestack.draft.stub import StubWinProbability, stub_patch
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.inference import forward_arrays, initial_state
-from fivestack.system.rollout import active_heroes, team_view
+from fivestack.match.inference import forward_arrays, initial_state
+from fivestack.match.teams import active_heroes, team_view
 from tiny_runs import tiny_run
 
 N = 11

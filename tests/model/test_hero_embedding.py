@@ -12,8 +12,9 @@ import torch
 from fivestack.env import spaces as sp
 from fivestack.game.patch import HEROES, Patch
 from fivestack.model.policy import CheckpointMismatch, GameSizes, Policy, PolicyConfig
-from fivestack.system.config import load_config
-from fivestack.system.controller import Controller, latest_checkpoint, load_checkpoint
+from fivestack.runs.config import load_config
+from fivestack.system.controller import Controller
+from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
 
 SMALL = PolicyConfig(unit_embedding=8, element_hidden=8, trunk=16, lstm_size=8, action_embedding=8)
 
@@ -106,7 +107,7 @@ def test_a_checkpoint_for_more_heroes_names_the_patch_and_no_surgery(tmp_path):
 def test_play_and_eval_load_a_run_through_the_same_check(tmp_path):
     """``fivestack play`` / ``eval`` / the arena read a run's version with ``load_run_policy``: a run whose policy
     was built for another hero count is the same one error there."""
-    from fivestack.system.agents import load_run_policy
+    from fivestack.match.agents import load_run_policy
 
     saved_run(tmp_path, Policy(SMALL, patch_with_more_heroes(1)))
     with pytest.raises(ValueError, match=f"built for a game of {len(HEROES) + 1} heroes"):

@@ -9,7 +9,7 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.layout import N_DELAY, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
 from fivestack.env.spaces import N_UNIT_REL_FEATURES
 from fivestack.model.policy import PackedUnits, Policy, PolicyConfig
-from fivestack.system.rollout import active_heroes, team_view
+from fivestack.match.teams import active_heroes, team_view
 
 SMALL = PolicyConfig(unit_embedding=16, element_hidden=16, trunk=32, lstm_size=32, action_embedding=16)
 

@@ -8,7 +8,7 @@ import torch
 from fivestack.model.policy import Policy, PolicyConfig
 from fivestack.surgery.transforms import Spec, sizes_of
 from fivestack.surgery.verify import Probe, record_probe
-from fivestack.system.config import load_config
+from fivestack.runs.config import load_config
 
 SMALL = ["policy.lstm_size=32", "policy.trunk=64", "policy.unit_embedding=16", "policy.element_hidden=16",
          "policy.action_embedding=16"]

@@ -49,8 +49,8 @@ def one_error_line(out) -> str:
 @pytest.mark.slow
 def test_surgery_cli_moves_the_whole_run_and_training_resumes(trained, tmp_path):
     from fivestack.model.policy import Policy
-    from fivestack.system.config import load_config
-    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+    from fivestack.runs.config import load_config
+    from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
     from fivestack.system.optimizer import team_spirit_at
     from fivestack.system.pool import OpponentPool, PastOpponents
     from fivestack.system.serial import SerialRunner
@@ -158,7 +158,7 @@ def test_surgery_mistakes_are_one_clear_error_line_and_write_nothing(trained, tm
 def test_a_broken_transform_is_refused_and_writes_nothing(trained, tmp_path):
     from fivestack.surgery.run import new_config, operate
     from fivestack.surgery.transforms import Step
-    from fivestack.system.config import load_config
+    from fivestack.runs.config import load_config
 
     def broken(steps):  # random instead of zero outgoing weights from the new units into the value head
         def apply(tensors, fill):
@@ -177,8 +177,8 @@ def test_a_broken_transform_is_refused_and_writes_nothing(trained, tmp_path):
 
 def test_the_warm_up_trains_at_learning_rate_0_while_adam_fills_its_moments():
     from fivestack.model.policy import Policy
-    from fivestack.system.config import load_config
-    from fivestack.system.inference import Inference
+    from fivestack.runs.config import load_config
+    from fivestack.match.inference import Inference
     from fivestack.system.optimizer import Optimizer
     from fivestack.system.rollout import RolloutWorker
 
@@ -214,9 +214,9 @@ def test_surgery_with_a_patch_feature_replays_the_seeded_games_and_past_opponent
     run plays are move for move those of the run before it, against a bot and against a past version, and the
     transformed past versions play games to their end."""
     from fivestack.model.policy import Policy
-    from fivestack.system.agents import PolicyTeamAgent, build_agent
-    from fivestack.system.config import load_config
-    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+    from fivestack.match.agents import PolicyTeamAgent, build_agent
+    from fivestack.runs.config import load_config
+    from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
     from fivestack.system.pool import OpponentPool
 
     to = write_to(tmp_path / "to.toml", "[policy]\nlstm_size = 32\n")
@@ -260,7 +260,7 @@ def test_surgery_with_a_patch_feature_replays_the_seeded_games_and_past_opponent
 
 def test_an_unknown_patch_is_one_clear_error(tmp_path):
     from fivestack.surgery.run import new_config
-    from fivestack.system.config import load_config
+    from fivestack.runs.config import load_config
 
     to = write_to(tmp_path / "to.toml", "[policy]\nlstm_size = 32\n")
     with pytest.raises(SurgeryError, match=r"--patch 9.9: no such patch version; choose one of 0.1, 0.2, 0.3"):
@@ -273,7 +273,7 @@ def test_an_unknown_patch_is_one_clear_error(tmp_path):
 def test_the_ray_runner_resumes_an_operated_run(trained, tmp_path):
     """An operated run (LSTM 16 -> 32 plus patch 0.3's column) goes on under the ray runner: its actors build the
     new model for the new game, and training advances from the operated checkpoint."""
-    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+    from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
 
     to = write_to(tmp_path / "to.toml", "[policy]\nlstm_size = 32\n")
     new_run = tmp_path / "new"

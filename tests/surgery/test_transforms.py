@@ -165,7 +165,7 @@ def test_a_broken_transform_fails_the_verification(recorded):
 
 
 def test_optimizer_moments_move_with_the_weights_and_new_entries_start_at_zero(recorded):
-    from fivestack.system.config import PPOConfig
+    from fivestack.runs.config import PPOConfig
     from fivestack.system.optimizer import Optimizer
 
     old = recorded.spec

@@ -18,8 +18,8 @@ import pytest
 from fivestack.game.patch import F_RICH_CREEPS
 from fivestack.model.policy import Policy
 from fivestack.system.annealing import Annealing, anneal_share, draw_features
-from fivestack.system.config import ConfigError, load_config
-from fivestack.system.inference import Inference
+from fivestack.runs.config import ConfigError, load_config
+from fivestack.match.inference import Inference
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.run_state import RunState
 from fivestack.system.serial import SerialRunner

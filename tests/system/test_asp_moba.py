@@ -15,9 +15,10 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.model.policy import Policy, PolicyConfig
 from fivestack.system.asp_moba import ALICE, BOB_PHASE, GOAL_WIDTH, IDLE, MobaSelfPlay, hero_state
-from fivestack.system.config import ConfigError, load_config
+from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.pool import LATEST
-from fivestack.system.rollout import RolloutWorker, active_heroes
+from fivestack.system.rollout import RolloutWorker
+from fivestack.match.teams import active_heroes
 
 ON = ["game.mode='1v1'", "asp.share=0.5", f"policy.goal_inputs={GOAL_WIDTH}"]
 
@@ -139,7 +140,7 @@ def test_a_rollout_with_self_play_trains_bob_with_his_goal_and_counts_every_step
     policy = Policy(config.policy)
     worker = RolloutWorker(config, seed=0)
 
-    from fivestack.system.inference import Inference
+    from fivestack.match.inference import Inference
 
     batch = worker.collect(Inference(policy, seed=0), team_spirit=0.3)
     assert batch.info["hero_steps"] == 64 * 2 * 2 * 2  # steps x teams x K x decision_steps: self-play counts

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from fivestack.model.policy import Policy
-from fivestack.system.config import load_config
-from fivestack.system.inference import Inference
+from fivestack.runs.config import load_config
+from fivestack.match.inference import Inference
 from fivestack.system.messages import SampleBatch
 from fivestack.system.rollout import RolloutWorker
 

@@ -12,13 +12,14 @@ import pytest
 import torch
 
 from fivestack.model.policy import Policy
-from fivestack.system.config import load_config
-from fivestack.system.inference import Inference
-from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.runs.config import load_config
+from fivestack.match.inference import Inference
+from fivestack.match.inference import InferenceRequest, InferenceResult
 from fivestack.system.ray import channel
 from fivestack.system.ray.inference import forward_together
-from fivestack.system.inference import concatenate_requests
-from fivestack.system.rollout import RolloutWorker, team_view
+from fivestack.match.inference import concatenate_requests
+from fivestack.system.rollout import RolloutWorker
+from fivestack.match.teams import team_view
 
 pytestmark = pytest.mark.skipif(not channel.available(), reason="needs memfd_create and Unix sockets (Linux)")
 

@@ -17,9 +17,9 @@ from fivestack.system.clone import clone_policy
 from fivestack.system.clone.recorder import CloneRecorder, seats
 from fivestack.system.clone.shards import ShardError, ShardStore, read_shard
 from fivestack.system.clone.supervised import SupervisedTrainer, loss_weight
-from fivestack.system.config import ConfigError, load_config
-from fivestack.system.controller import load_checkpoint
-from fivestack.system.inference import Inference
+from fivestack.runs.config import ConfigError, load_config
+from fivestack.runs.checkpoints import load_checkpoint
+from fivestack.match.inference import Inference
 from fivestack.system.optimizer import Optimizer
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.serial import SerialRunner
@@ -300,7 +300,7 @@ def test_a_bot_of_ones_own_is_cloned_once_registered(monkeypatch):
             out[..., 0], out[..., 2], out[..., 3], out[..., 4] = 1, -1, 8, 4
             return out
 
-    monkeypatch.setitem(agents.AGENTS, "walk-east", WalkEast)
+    monkeypatch.setitem(agents.BOTS, "walk-east", WalkEast)
     config = load_config(None, SMALL + ["clone.bot='walk-east'", "clone.opponents=['random']"])
     shard = CloneRecorder(config, seed=0).record(8)
     assert (shard.labels[..., 0] == 1).all() and (shard.labels[..., 3] == 8).all()

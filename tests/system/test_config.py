@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fivestack.system.config import RANGES, SECTIONS, ConfigError, TrainConfig, describe, load_config
+from fivestack.runs.config import RANGES, SECTIONS, ConfigError, TrainConfig, describe, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_RANGED = {"run.seed"}  # any integer is a seed; reward weights may be any sign
@@ -83,7 +83,7 @@ def test_show_config_prints_value_default_and_doc_and_makes_no_run(tmp_path):
 
 
 def test_a_moved_key_is_one_error_naming_its_new_name_and_old_checkpoints_still_load(tmp_path):
-    from fivestack.system.config import from_dict
+    from fivestack.runs.config import from_dict
     from fivestack.system.serial import SerialRunner
 
     with pytest.raises(ConfigError, match=r"ray.reuse_target is now ppo.sample_reuse"):

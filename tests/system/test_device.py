@@ -25,11 +25,12 @@ from fivestack.env import spaces as sp
 from fivestack.game.layout import N_PRIMARY
 from fivestack.game.patch import Patch
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.config import ConfigError, PPOConfig, load_config
-from fivestack.system.device import resolve_device, to_cpu
+from fivestack.runs.config import ConfigError, PPOConfig, load_config
+from fivestack.match.device import resolve_device, to_cpu
 from fivestack.system.distributed import backend_for
-from fivestack.system.inference import Inference, concatenate_requests, forward, split_result
-from fivestack.system.messages import InferenceRequest, SampleBatch
+from fivestack.match.inference import Inference, concatenate_requests, forward, split_result
+from fivestack.system.messages import SampleBatch
+from fivestack.match.inference import InferenceRequest
 from fivestack.system.optimizer import Optimizer
 
 HAS_CUDA = torch.cuda.is_available()
@@ -338,7 +339,7 @@ def test_nccl_gradient_sync_on_cuda_in_a_pool_of_one():
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
 def test_a_run_written_on_cuda_resumes_on_the_cpu(tmp_path):
-    from fivestack.system.controller import latest_checkpoint, load_checkpoint
+    from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
     from fivestack.system.serial import SerialRunner
 
     base = [*TINY_RUN, f"run.runs_dir='{tmp_path}'", "run.name='gpu'"]

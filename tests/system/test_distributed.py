@@ -9,9 +9,9 @@ import torch.multiprocessing as mp
 from safetensors.torch import load_file, save_file
 
 from fivestack.model.policy import Policy
-from fivestack.system.config import load_config
+from fivestack.runs.config import load_config
 from fivestack.system.distributed import GradientSync, close_group, free_port, init_group
-from fivestack.system.inference import Inference
+from fivestack.match.inference import Inference
 from fivestack.system.messages import SAMPLE_ARRAYS, SampleBatch
 from fivestack.system.optimizer import Optimizer
 from fivestack.system.rollout import RolloutWorker

@@ -6,8 +6,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fivestack.cli import app
-from fivestack.system.config import FROM_SCRATCH, load_config
-from fivestack.system.agents import load_run_policy
+from fivestack.runs.config import FROM_SCRATCH, load_config
+from fivestack.match.agents import load_run_policy
 from fivestack.system.serial import SerialRunner
 
 

@@ -8,8 +8,9 @@ import torch
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.agents import PolicyTeamAgent, build_agent
-from fivestack.system.evaluator import evaluate, play_games, play_scores, wilson_interval
+from fivestack.match.agents import PolicyTeamAgent, build_agent
+from fivestack.system.evaluator import evaluate
+from fivestack.match.games import play_games, play_scores, wilson_interval
 
 
 @pytest.fixture(scope="module")

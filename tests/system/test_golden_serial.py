@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fivestack.system.config import load_config
+from fivestack.runs.config import load_config
 from fivestack.system.serial import SerialRunner
 
 GOLDEN = Path(__file__).parent / "golden" / "serial_run.json"

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.config import ConfigError, PoolConfig, load_config
-from fivestack.system.inference import Inference
+from fivestack.runs.config import ConfigError, PoolConfig, load_config
+from fivestack.match.inference import Inference
 from fivestack.system.pool import LATEST, OpponentPool, OpponentSlots, PastOpponents
 from fivestack.system.rollout import RolloutWorker
 

@@ -8,8 +8,9 @@ import pytest
 import torch
 
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.config import PoolConfig, load_config
-from fivestack.system.pool import LATEST, OpponentPool, PastOpponents, PoolError
+from fivestack.runs.config import PoolConfig, load_config
+from fivestack.system.pool import LATEST, OpponentPool, PastOpponents
+from fivestack.runs.checkpoints import PoolError
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.serial import SerialRunner
 
@@ -94,7 +95,7 @@ def test_past_versions_play_their_own_weights_and_their_steps_are_not_trained_on
     assert torch.equal(worker.opponents.inference(0).policy.state_dict()["lstm.weight_ih"],
                        past.state_dict()["lstm.weight_ih"])
 
-    from fivestack.system.inference import Inference
+    from fivestack.match.inference import Inference
 
     latest = Inference(Policy(config.policy), seed=0)
     latest.version = 7
@@ -143,7 +144,7 @@ def past_opponents_in_play(tmp_path, cache_size: int, n_versions: int = 8):
 def test_past_versions_in_play_are_read_from_disk_once(tmp_path):
     """The cache never evicts a version in play: weights are read when a version starts playing, never per
     step (before, 8 versions in play and a cache of 4 re-read weights on every step)."""
-    from fivestack.system.inference import Inference
+    from fivestack.match.inference import Inference
 
     latest = Inference(Policy(rollout_config(tmp_path).policy), seed=0)
     worker, opponents = past_opponents_in_play(tmp_path / "big", cache_size=8)
@@ -167,7 +168,7 @@ def test_bot_games_the_bot_decides_every_timestep_and_is_not_trained_on(tmp_path
     """``pool.bot_fraction = 1``: every game is against the scripted bot on a random side; the bot's team
     acts at every timestep (the learner, deciding every 2, keeps its orders in between), and only the
     learner's team rows become samples."""
-    from fivestack.system.inference import Inference
+    from fivestack.match.inference import Inference
     from fivestack.system.pool import BOT
 
     config = rollout_config(tmp_path, **{"pool.past_fraction": 0.0, "pool.bot_fraction": 1.0,

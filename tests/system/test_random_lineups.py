@@ -10,7 +10,7 @@ import pytest
 from fivestack.game.layout import G_TRAINING, MODE_1V1_MID, MODE_5V5, RANDOM_BUILDS, RANDOM_START
 from fivestack.game.lineups import check_pool, random_lineups
 from fivestack.game.patch import Patch
-from fivestack.system.config import ConfigError, from_dict, load_config
+from fivestack.runs.config import ConfigError, from_dict, load_config
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.serial import SerialRunner
 
@@ -96,20 +96,20 @@ def test_a_random_lineup_run_trains_on_games_with_varying_lineups(tmp_path, mode
 def test_evaluation_games_keep_the_standard_game_unless_asked_for_random_lineups(monkeypatch):
     """``play_games`` (every evaluation and rating match) plays fixed lineups and the standard start; asked, it
     draws each game's lineup from the pool, still without randomising the start."""
-    from fivestack.system import evaluator
-    from fivestack.system.agents import build_agent
+    from fivestack.match import games as match_games
+    from fivestack.match.agents import build_agent
 
     envs = []
 
-    class RecordedEnv(evaluator.BatchedEnv):
+    class RecordedEnv(match_games.BatchedEnv):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             envs.append(self)
 
-    monkeypatch.setattr(evaluator, "BatchedEnv", RecordedEnv)
+    monkeypatch.setattr(match_games, "BatchedEnv", RecordedEnv)
     bot = lambda side: build_agent("random", side, 0, "1v1")  # noqa: E731
     for lineups in ("fixed", "random"):
-        result = evaluator.play_games(bot, bot, 6, "1v1", max_seconds=1.0, seed=2, lineups=lineups)
+        result = match_games.play_games(bot, bot, 6, "1v1", max_seconds=1.0, seed=2, lineups=lineups)
         assert len(result.winner) == 6
     fixed, drawn = envs
     assert (fixed.game.state.gi[:, G_TRAINING] == 0).all() and (drawn.game.state.gi[:, G_TRAINING] == 0).all()
@@ -120,12 +120,12 @@ def test_evaluation_games_keep_the_standard_game_unless_asked_for_random_lineups
 def test_an_evaluation_with_random_lineups_reports_each_heros_wins_from_the_games_it_played():
     """``GameResults.per_hero`` counts, for every hero A played, the games it was in and A's wins there: in 1v1
     each game counts for exactly one hero, so the heroes' games add up to all games and their wins to A's wins."""
-    from fivestack.system import evaluator
-    from fivestack.system.agents import build_agent
+    from fivestack.match import games as match_games
+    from fivestack.match.agents import build_agent
 
     scripted = lambda side: build_agent("scripted", side, 0, "1v1")  # noqa: E731
     random_team = lambda side: build_agent("random", side, 1, "1v1")  # noqa: E731
-    result = evaluator.play_games(scripted, random_team, 12, "1v1", max_seconds=240.0, seed=3, lineups="random")
+    result = match_games.play_games(scripted, random_team, 12, "1v1", max_seconds=240.0, seed=3, lineups="random")
     per_hero = result.per_hero()
     assert all(len(heroes) == 1 for heroes in result.a_heroes)
     assert len(per_hero) > 1  # the lineups were drawn

@@ -17,8 +17,8 @@ import pytest
 import ray
 
 from fivestack.system.annealing import Annealing
-from fivestack.system.config import load_config
-from fivestack.system.controller import CheckpointFallbackWarning, load_checkpoint
+from fivestack.runs.config import load_config
+from fivestack.runs.checkpoints import CheckpointFallbackWarning, load_checkpoint
 from fivestack.system.messages import SampleBatch
 from fivestack.system.buffer import SampleBuffer
 from fivestack.system.ray import RayRunner, init_ray

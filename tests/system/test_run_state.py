@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from fivestack.system.config import load_config
-from fivestack.system.controller import load_checkpoint
+from fivestack.runs.config import load_config
+from fivestack.runs.checkpoints import load_checkpoint
 from fivestack.system.run_state import RatingSchedule, RunState
 from fivestack.system.serial import SerialRunner
 

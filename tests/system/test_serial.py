@@ -7,7 +7,7 @@ import torch
 import pytest
 
 from fivestack.model.policy import HEADS
-from fivestack.system.config import load_config
+from fivestack.runs.config import load_config
 from fivestack.system.serial import SerialRunner
 
 
@@ -38,7 +38,7 @@ def test_staleness_counts_the_versions_trained_since_a_sample_was_collected(tmp_
 def test_decision_steps_play_k_timesteps_per_decision_and_count_them(tmp_path):
     from fivestack.game.layout import STEP_SECONDS
     from fivestack.model.policy import Policy
-    from fivestack.system.inference import Inference
+    from fivestack.match.inference import Inference
     from fivestack.system.rollout import RolloutWorker
 
     def collect(decision_steps: int):
@@ -63,10 +63,10 @@ def test_reward_weights_come_from_the_config_section(tmp_path):
     weight doubled give exactly twice the training reward and twice each event's logged contribution."""
     from fivestack.env.events import PAPER_WEIGHTS
     from fivestack.model.policy import Policy
-    from fivestack.system.inference import Inference
+    from fivestack.match.inference import Inference
     from fivestack.system.metrics import reward_event_metrics
     from fivestack.system.rollout import RolloutWorker
-    from fivestack.system.config import reward_weights
+    from fivestack.runs.config import reward_weights
 
     def collect(overrides):
         config = load_config(None, ["game.mode='1v1'", "rollout.games=2", "rollout.segment_steps=48",

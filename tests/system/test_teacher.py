@@ -9,8 +9,8 @@ import torch
 
 from fivestack.game.layout import N_PRIMARY, N_UNIT_SLOTS
 from fivestack.model.policy import Policy, valid_actions
-from fivestack.system.config import ConfigError, load_config
-from fivestack.system.inference import Inference
+from fivestack.runs.config import ConfigError, load_config
+from fivestack.match.inference import Inference
 from fivestack.system.optimizer import Optimizer, teacher_weight
 from fivestack.system.rollout import RolloutWorker
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fivestack.system.controller import CheckpointError, latest_checkpoint, load_checkpoint
+from fivestack.runs.checkpoints import CheckpointError, latest_checkpoint, load_checkpoint
 
 SMALL = ["--set", "game.mode='1v1'", "--set", "rollout.games=2", "--set", "rollout.segment_steps=32",
          "--set", "ppo.batch_samples=4", "--set", "ppo.steps_per_version=1", "--set", "eval.every_versions=0", "--set", "run.torch_threads=1"]

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from draft_fixtures import draft, table  # noqa: F401 (fixtures)
-from fivestack.bots.agents import make_agent, play_step
+from fivestack.bots.agents import make_bot, play_step
 from fivestack.cli import app
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
@@ -71,7 +71,7 @@ def test_screen_applies_host_then_path_then_method_then_body_then_origin():
 def replay_path(tmp_path_factory):
     env = BatchedEnv(1, GameConfig(mode="1v1", max_seconds=60.0))
     env.reset(5)
-    radiant, dire = make_agent("scripted", 0, 1), make_agent("scripted", 1, 2)
+    radiant, dire = make_bot("scripted", 0, 1), make_bot("scripted", 1, 2)
     recorder = ReplayRecorder(env, 0, seed=5, players={"radiant": "scripted", "dire": "scripted"})
     for _ in range(30):
         play_step(env, radiant, dire)

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 import torch
 
-from fivestack.bots.agents import make_agent, play_step
+from fivestack.bots.agents import make_bot, play_step
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.evaluator import PolicyTeamAgent
+from fivestack.match.agents import PolicyTeamAgent
 from fivestack.viewer.replay import ReplayRecorder, load_replay
 from fivestack.viewer.server import ASSETS, DATA_PATH, META_PATH, make_server, prepare, static_files
 
@@ -39,7 +39,7 @@ def policy_game(tmp_path_factory):
     policy = Policy(PolicyConfig(unit_embedding=16, element_hidden=16, trunk=32, lstm_size=32, action_embedding=16))
     env = BatchedEnv(1, GameConfig(mode="5v5", max_seconds=600.0))
     env.reset(21)
-    radiant, dire = PolicyTeamAgent(0, policy, "5v5", seed=1), make_agent("scripted", 1, 2)
+    radiant, dire = PolicyTeamAgent(0, policy, "5v5", seed=1), make_bot("scripted", 1, 2)
     recorder = ReplayRecorder(env, 0, seed=21, players={"radiant": "untrained policy", "dire": "scripted"},
                               agents=(radiant, dire))
     seen = []
@@ -278,7 +278,7 @@ def test_page_draws_units_where_the_replay_says_scrubs_and_hides_what_the_fog_hi
 def test_bot_replay_says_there_are_no_policy_outputs_and_plays(browser, tmp_path):
     env = BatchedEnv(1, GameConfig(mode="1v1"))
     env.reset(4)
-    agents = (make_agent("scripted", 0, 1), make_agent("random", 1, 2))
+    agents = (make_bot("scripted", 0, 1), make_bot("random", 1, 2))
     recorder = ReplayRecorder(env, 0, players={"radiant": "scripted", "dire": "random"}, agents=agents)
     for _ in range(120):
         play_step(env, *agents)

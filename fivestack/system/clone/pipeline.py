@@ -31,8 +31,8 @@ from fivestack.model.policy import Policy
 from fivestack.system.clone.recorder import CloneRecorder
 from fivestack.system.clone.shards import ShardError, ShardStore, bytes_per_million
 from fivestack.system.clone.supervised import SupervisedTrainer
-from fivestack.system.config import TrainConfig
-from fivestack.system.inference import Inference
+from fivestack.runs.config import TrainConfig
+from fivestack.match.inference import Inference
 
 CLONE_DIR = "clone"
 CLONE_WEIGHTS = "model.safetensors"

@@ -15,15 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fivestack.bots.agents import make_agent
+from fivestack.bots.agents import make_bot
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_HEROES
 from fivestack.system.clone.shards import Shard
-from fivestack.system.config import TrainConfig
-from fivestack.system.inference import initial_state
-from fivestack.system.messages import InferenceRequest
-from fivestack.system.rollout import active_heroes, bot_row_actions, team_view
+from fivestack.runs.config import TrainConfig
+from fivestack.match.inference import initial_state
+from fivestack.match.inference import InferenceRequest
+from fivestack.system.rollout import bot_row_actions
+from fivestack.match.teams import active_heroes, team_view
 
 
 @dataclass
@@ -72,7 +73,7 @@ class CloneRecorder:
         self.hero_slots = self.heroes[[s.side for s in self.seats]].astype(np.int64)  # (streams, K)
         # one agent per (bot, side) in play: a bot acts for every game at once, the caller keeps its rows
         names = sorted(set(opponent_of) | {c.bot})
-        self.agents = {(name, side): make_agent(name, side, seed + 7919 * i + side)
+        self.agents = {(name, side): make_bot(name, side, seed + 7919 * i + side)
                        for i, name in enumerate(names) for side in (0, 1)}
         self.recorded = np.zeros((self.n_games, 2), bool)
         self.recorded[[s.game for s in self.seats], [s.side for s in self.seats]] = True

@@ -23,7 +23,7 @@ from fivestack.model.policy import Policy
 from fivestack.rl.imitation import imitation_loss, per_head_metrics
 from fivestack.rl.optim import clip_by_adam_second_moment
 from fivestack.system.clone.shards import Shard, ShardStore
-from fivestack.system.config import CloneConfig
+from fivestack.runs.config import CloneConfig
 from fivestack.system.metrics import mean_metrics
 
 

@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.match.inference import InferenceRequest, InferenceResult
 
 REQUEST = struct.Struct("<qq")  # version asked for, teams
 REPLY = struct.Struct("<qqq")  # status (0 ok, else the length of an error message that follows), version, teams

@@ -11,7 +11,7 @@ import numpy as np
 import ray
 
 from fivestack.game.layout import EVENT_NAMES
-from fivestack.system.config import from_dict
+from fivestack.runs.config import from_dict
 from fivestack.system.controller import Controller
 from fivestack.system.pool import OpponentPool
 from fivestack.system.run_state import RunState, save_run

@@ -16,7 +16,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.annealing import Annealing
-from fivestack.system.config import ConfigError, TrainConfig, reward_weights
+from fivestack.runs.config import ConfigError, TrainConfig, reward_weights
 from fivestack.system.controller import RunStopped, new_run_dir
 from fivestack.system.evaluator import progress_ratings, rating_metrics
 from fivestack.system.metrics import ray_metrics
@@ -26,7 +26,7 @@ from fivestack.system.ray.inference import InferenceActor
 from fivestack.system.ray.messages import CONTROLLER, to_numpy
 from fivestack.system.ray.optimizer import OptimizerActor
 from fivestack.system.ray.rollout import RolloutActor
-from fivestack.system.rollout import active_heroes
+from fivestack.match.teams import active_heroes
 from fivestack.system.run_state import RatingSchedule, RunState, load_run, model_mismatch
 from fivestack.system.runner import Progress
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import ray
 
-from fivestack.system.config import from_dict
+from fivestack.runs.config import from_dict
 from fivestack.system.ray.messages import CONTROLLER, set_threads, to_torch
 
 

@@ -2,7 +2,7 @@
 
 Requests arrive by two routes into one queue: through shared memory (``channel.ChannelServer``) from workers on
 this machine, and as Ray calls (``infer``) from workers elsewhere. Requests that arrive together and ask for the
-same version go through ``fivestack.system.inference.Inference`` as one request (``concatenate_requests``), and the
+same version go through ``fivestack.match.inference.Inference`` as one request (``concatenate_requests``), and the
 result is cut back per worker (``split_result``)."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import ray
 import torch
 
 from fivestack.model.policy import Policy
-from fivestack.system.config import from_dict
-from fivestack.system.inference import Inference, concatenate_requests, split_result
-from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.runs.config import from_dict
+from fivestack.match.inference import Inference, concatenate_requests, split_result
+from fivestack.match.inference import InferenceRequest, InferenceResult
 from fivestack.system.ray import channel
 from fivestack.system.ray.messages import CONTROLLER, message_to_request, result_to_message, set_threads, to_torch
 

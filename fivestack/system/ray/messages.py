@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from fivestack.system.config import TrainConfig
-from fivestack.system.messages import SAMPLE_ARRAYS, InferenceRequest, InferenceResult, SampleBatch
+from fivestack.runs.config import TrainConfig
+from fivestack.system.messages import SAMPLE_ARRAYS, SampleBatch
+from fivestack.match.inference import InferenceRequest, InferenceResult
 
 CONTROLLER = "controller"  # the controller actor's name in the run's namespace
 KEEP_VERSIONS = 8  # parameter versions the controller keeps for workers that ask for one by number

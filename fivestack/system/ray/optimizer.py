@@ -12,7 +12,7 @@ import torch
 
 from fivestack.model.policy import Policy
 from fivestack.system.buffer import SampleBuffer
-from fivestack.system.config import from_dict
+from fivestack.runs.config import from_dict
 from fivestack.system.messages import SampleBatch
 from fivestack.system.optimizer import Optimizer
 from fivestack.system.ray.messages import CONTROLLER, message_to_batch, set_threads, to_numpy, to_torch

@@ -11,16 +11,17 @@ from ray.exceptions import RayActorError
 
 from fivestack.model.policy import Policy
 from fivestack.system.annealing import Annealing
-from fivestack.system.config import from_dict
+from fivestack.runs.config import from_dict
 from fivestack.system.distributed import normalizer_widths, observation_moments
-from fivestack.system.inference import Inference
-from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.match.inference import Inference
+from fivestack.match.inference import InferenceRequest, InferenceResult
 from fivestack.system.optimizer import team_spirit_at
 from fivestack.system.pool import OpponentPool, PastOpponents
 from fivestack.system.ray import channel
 from fivestack.system.ray.messages import (CONTROLLER, batch_to_message, message_to_result, request_to_message,
                                            set_threads, to_torch)
-from fivestack.system.rollout import RolloutWorker, team_view
+from fivestack.system.rollout import RolloutWorker
+from fivestack.match.teams import team_view
 
 
 @ray.remote(num_cpus=1, max_concurrency=2)

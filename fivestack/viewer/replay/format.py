@@ -55,7 +55,7 @@ Unit rows (N rows in all, one per *alive* unit per timestep, in unit-index order
     vision  int16   the unit's current vision radius (day or night value)
 
 Policy outputs, present when a team was played by a policy (an agent with ``last_result``, e.g.
-``fivestack.system.evaluator.PolicyTeamAgent``): per timestep and hero slot, what it computed for the action
+``fivestack.match.agents.PolicyTeamAgent``): per timestep and hero slot, what it computed for the action
 taken in that step (NaN / -1 for heroes without a policy):
 
     policy_value     float32 (T, 10)     the value head (reward units)

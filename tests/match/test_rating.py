@@ -4,9 +4,9 @@ the bots of the reference ladder."""
 import numpy as np
 import pytest
 
-from fivestack.system.config import load_config
+from fivestack.runs.config import load_config
 from fivestack.system.evaluator import RatingEvaluator
-from fivestack.system.rating import RANDOM, SIGMA0, Rating, ReferencePool, win_probability
+from fivestack.match.rating import RANDOM, SIGMA0, Rating, ReferencePool, win_probability
 
 
 def rate_against(pool: ReferencePool, opponent: str, p_win: float, games: int, rng) -> Rating:

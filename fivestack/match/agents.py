@@ -1,41 +1,36 @@
-"""One way to build a team agent from its name, and one way to play games between two of them.
+"""One way to build a team agent from its name: the registry of agents every app and the evaluator use.
 
     build_agent(spec, team, seed, mode)   a team agent from a spec string:
                                             "random", "scripted", "scripted-weak"  a bot (fivestack.bots.agents)
                                             RUN:VERSION, RUN:latest or RUN      a trained version of a run folder
                                                                                 (its pool snapshot or checkpoint)
     check_agent(spec)                     the same checks without loading anything (for a CLI, before it plays)
-    play_to_end(env, seats)               plays every game of a BatchedEnv to its end; per game: the winner, the
-                                          length, and each team's TEAM_STATS when it ended
+    load_run_policy(spec)                 (policy, config, version) of a trained version, read from its run folder
+    PolicyTeamAgent(team, policy, mode)   a policy as a team agent, deciding every ``decision_steps`` timesteps
 
 A team agent acts for the five heroes of one team: ``act(env, games=None) -> int64 (n_games, 5, 5)``, in env
 action space (unit targets are slots of its team's observation). ``games`` lists the games it is asked for;
 a bot acts in every game anyway (its other rows are ignored), a ``PolicyTeamAgent`` runs its network on
 those games only, so that one forward pass serves all of its games and none is spent on a finished game.
 
-``fivestack play`` (``fivestack.play``) and the evaluator (``fivestack.system.evaluator``) both build their
-agents and play their games here.
+``fivestack play``, the evaluator, the arena, surgery and the draft build their agents here and play their games
+with ``fivestack.match.games``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
-import torch
 
-from fivestack.bots.agents import AGENTS as BOTS
-from fivestack.bots.agents import TeamAgent, make_agent
+from fivestack.bots.agents import BOTS, TeamAgent, make_bot
 from fivestack.env.batched import BatchedEnv
-from fivestack.game.layout import ACTIVE, DEATHS, DENIES, HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH
+from fivestack.game.layout import HEROES_PER_TEAM
+from fivestack.match.inference import Inference, InferenceRequest, InferenceResult, initial_state
+from fivestack.match.teams import active_heroes, team_view
 from fivestack.model.policy import ALL_GROUPS, Policy
-from fivestack.system.config import TrainConfig
-from fivestack.system.inference import Inference, initial_state
-from fivestack.system.messages import InferenceRequest, InferenceResult
-from fivestack.system.pool import OpponentPool
-from fivestack.system.rollout import active_heroes, team_view
+from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint, read_snapshot, snapshot_path
+from fivestack.runs.config import TrainConfig, load_config
 
 TEAMS = ("radiant", "dire")
 RUN_EXAMPLE = "runs/NAME:1200"
@@ -137,25 +132,22 @@ def is_run_spec(spec: str) -> bool:
 def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
     """The policy of a run's version: its pool snapshot, else its checkpoint; the latest checkpoint if no
     version is given. Errors name what is missing and what exists."""
-    from fivestack.system.config import load_config
-    from fivestack.system.controller import latest_checkpoint, load_checkpoint
-
     run, version = parse_run_spec(spec)
     if not (run / "config.toml").is_file():
         raise ValueError(f"agent {spec!r}: {run} is not a run folder (no config.toml); give RUN:VERSION, e.g. "
                          f"{RUN_EXAMPLE}, or a bot name")
     config = load_config(run / "config.toml")
-    pool = OpponentPool(config.pool, run / "pool")
+    snapshot = snapshot_path(run / "pool", version) if version is not None else None
     checkpoints = {int(p.name): p for p in (run / "checkpoints").glob("[0-9]*") if p.name.isdigit()}
     if version is None:
         path = latest_checkpoint(run)
         weights, version = load_checkpoint(path)[0], int(path.name)
-    elif pool.path_of(version).is_file():
-        weights = pool.weights(version)
+    elif snapshot.is_file():
+        weights = read_snapshot(snapshot, version)
     elif version in checkpoints:
         weights = load_checkpoint(checkpoints[version])[0]
     else:
-        known = sorted(set(checkpoints) | {int(p.stem) for p in pool.directory.glob("*.safetensors")})
+        known = sorted(set(checkpoints) | {int(p.stem) for p in (run / "pool").glob("*.safetensors")})
         raise ValueError(f"agent {spec!r}: run {run} has no version {version}; versions stored: "
                          f"{', '.join(map(str, known)) or 'none'}")
     policy = Policy(config.policy, config.game.patch)
@@ -187,97 +179,11 @@ def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: 
         policy, config, _ = load_run_policy(spec)
         return PolicyTeamAgent(team, policy, mode, seed, greedy, decision_steps=config.rollout.decision_steps)
     try:
-        return make_agent(spec, team, seed)
+        return make_bot(spec, team, seed)
     except ImportError as e:
         raise AgentUnavailable(f"agent {spec!r} cannot be built in this installation ({e}); "
                                f"use another agent, e.g. --{TEAMS[team]} random") from None
 
 
-# ====================================================================== the match loop
-TEAM_STATS = ("kills", "deaths", "last_hits", "denies", "net_worth", "level")
-"""What a match reports of each team at the end of each game: hero kills, deaths, last hits, denies and net worth
-summed over the team's heroes, and their mean level. They say *how* a game was won or lost (a team that loses on
-farm has few last hits and a low net worth), which a win rate alone does not."""
-
-
-def team_stats(game, teams: np.ndarray) -> dict[str, np.ndarray]:
-    """``TEAM_STATS`` in every game of a ``GameBatch`` of the team ``teams[g]`` (0 Radiant, 1 Dire) of game g:
-    name -> (games,)."""
-    hero_floats, hero_ints = game.state.hf, game.state.hi
-    games = np.arange(teams.size)[:, None]
-    heroes = teams[:, None] * HEROES_PER_TEAM + np.arange(HEROES_PER_TEAM)  # (games, 5)
-    active = hero_ints[games, heroes, ACTIVE] != 0
-    summed = {"kills": KILLS, "deaths": DEATHS, "last_hits": LAST_HITS, "denies": DENIES}
-    stats = {name: (hero_ints[games, heroes, column] * active).sum(axis=1).astype(float)
-             for name, column in summed.items()}
-    stats["net_worth"] = (hero_floats[games, heroes, NET_WORTH] * active).sum(axis=1).astype(float)
-    stats["level"] = (hero_ints[games, heroes, LEVEL] * active).sum(axis=1) / np.maximum(active.sum(axis=1), 1)
-    return {name: stats[name] for name in TEAM_STATS}
-
-
-@dataclass
-class Seat:
-    """``agent`` plays side ``side`` (0 Radiant, 1 Dire) in the games ``games`` of the env."""
-
-    agent: TeamAgent
-    side: int
-    games: np.ndarray
-
-
-@dataclass
-class PlayedGames:
-    """Per game of a ``play_to_end``: the winner (0 Radiant, 1 Dire, -1 none: the time limit ended it), the length
-    in game minutes, the agent timesteps it ran, and each side's ``TEAM_STATS`` when it ended
-    (``stats[side][name]`` is (games,))."""
-
-    winner: np.ndarray  # int (games,)
-    minutes: np.ndarray  # float (games,)
-    timesteps: np.ndarray  # int (games,)
-    stats: tuple[dict[str, np.ndarray], dict[str, np.ndarray]]
-
-    def stats_of(self, sides: np.ndarray) -> dict[str, np.ndarray]:
-        """Each game's ``TEAM_STATS`` of the side ``sides[g]``."""
-        return {name: np.where(sides == 0, self.stats[0][name], self.stats[1][name]) for name in TEAM_STATS}
-
-
-@torch.no_grad()
-def play_to_end(env: BatchedEnv, seats: list[Seat], on_step: Callable[[np.ndarray], None] | None = None,
-                ask_finished_games: bool = False) -> PlayedGames:
-    """Step ``env`` (already reset) until every game has ended, by a win or its time limit; finished games are
-    not restarted, so their state still holds the end-of-game figures when this returns.
-
-    Each step, every seat's agent is asked (in ``seats`` order) for its games still running and its actions there
-    are played; a game or side no seat covers gets no-ops. ``ask_finished_games`` asks each seat for all of its
-    games, finished ones too (whose actions the env ignores): ``fivestack play`` does, which keeps a trained
-    policy's random stream, and so a seeded match, as it always was. ``on_step(finished)`` is called after every
-    step with the games ended so far (bool (games,)). Deterministic: the same env seeds and agents give the same
-    games."""
-    n = env.n_games
-    winner = np.full(n, -1, np.int64)
-    minutes = np.zeros(n)
-    timesteps = np.zeros(n, np.int64)
-    finished = env.game.done != 0
-    actions = np.zeros((n, 2 * HEROES_PER_TEAM, 5), np.int64)
-    while not finished.all():
-        actions[:] = 0
-        actions[..., 2] = -1
-        for seat in seats:
-            rows = seat.games if ask_finished_games else seat.games[~finished[seat.games]]
-            if rows.size == 0:
-                continue
-            team = slice(seat.side * HEROES_PER_TEAM, (seat.side + 1) * HEROES_PER_TEAM)
-            actions[rows, team] = seat.agent.act(env, rows)[rows]
-        timesteps += ~finished
-        _, _, terminated, truncated, info = env.step(actions)
-        ended = (terminated | truncated) & ~finished
-        winner[ended] = np.where(truncated[ended], -1, info["winner"][ended])
-        minutes[ended] = info["seconds"][ended] / 60.0
-        finished |= ended
-        if on_step is not None:
-            on_step(finished)
-    sides = np.zeros(n, np.int64)
-    return PlayedGames(winner, minutes, timesteps, (team_stats(env.game, sides), team_stats(env.game, sides + 1)))
-
-
-__all__ = ["AgentUnavailable", "PlayedGames", "PolicyTeamAgent", "Seat", "TEAM_STATS", "TEAMS", "build_agent",
-           "check_agent", "is_run_spec", "load_run_policy", "parse_run_spec", "play_to_end", "team_stats"]
+__all__ = ["AgentUnavailable", "PolicyTeamAgent", "TEAMS", "build_agent", "check_agent", "is_run_spec",
+           "load_run_policy", "parse_run_spec"]

@@ -1,4 +1,4 @@
-"""``fivestack.system.agents``: one resolver from a spec string to a team agent (bots and trained versions, with
+"""``fivestack.match.agents``: one resolver from a spec string to a team agent (bots and trained versions, with
 one clear error for each mistake), and one match loop (``play_to_end``) that plays games to their ends."""
 
 import numpy as np
@@ -11,10 +11,9 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import ACT_TARGET, N_HEROES
 from fivestack.model.policy import Policy
-from fivestack.system.agents import (
-    PolicyTeamAgent, Seat, build_agent, check_agent, load_run_policy, play_to_end, team_stats,
-)
-from fivestack.system.config import load_config
+from fivestack.match.agents import PolicyTeamAgent, build_agent, check_agent, load_run_policy
+from fivestack.match.games import Seat, play_to_end, team_stats
+from fivestack.runs.config import load_config
 from fivestack.system.controller import Controller
 
 ONE_VS_ONE = GameConfig(mode="1v1", max_seconds=600.0)

@@ -12,19 +12,65 @@
         (a batching inference actor: concatenate, ``forward``, split).
     Inference
         a policy at a known version with its value scale and sampling generator (on the policy's device):
-        the serial runner's, the evaluator's and the past opponents' ``infer`` callable.
+        the serial runner's, the evaluator's, the past opponents' and ``PolicyTeamAgent``'s ``infer`` callable.
+    InferenceRequest / InferenceResult
+        what goes in (team-major observations, hero slots, LSTM state, new-game flags) and comes out (actions,
+        log-probabilities, values, win probabilities, the next LSTM state, the version).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 import torch
 
 from fivestack.model.policy import Policy
-from fivestack.system.device import autocast, device_of, to_device
-from fivestack.system.messages import InferenceRequest, InferenceResult
+from fivestack.match.device import autocast, device_of, to_device
+
+
+@dataclass
+class InferenceRequest:
+    obs: dict[str, np.ndarray]  # team groups (T, ...), hero groups (T, K, ...)
+    hero_slots: np.ndarray  # (T, K)
+    state: tuple[np.ndarray, np.ndarray]  # LSTM (h, c), each (T * K, H)
+    first: np.ndarray  # (T,) 1 where a new game starts (the LSTM state is reset)
+
+    def select(self, rows: np.ndarray) -> "InferenceRequest":
+        """The request for teams ``rows`` only (e.g. those a past version plays)."""
+        k = self.hero_slots.shape[1]
+        state = tuple(s.reshape(-1, k, s.shape[-1])[rows].reshape(-1, s.shape[-1]) for s in self.state)
+        return InferenceRequest({name: arr[rows] for name, arr in self.obs.items()}, self.hero_slots[rows], state,
+                                self.first[rows])
+
+
+@dataclass
+class InferenceResult:
+    actions: np.ndarray  # (T, K, 5)
+    log_prob: np.ndarray  # (T, K)
+    value: np.ndarray  # (T, K), in reward units (denormalised)
+    win_prob: np.ndarray  # (T, K)
+    state: tuple[np.ndarray, np.ndarray]
+    version: int
+
+    @staticmethod
+    def merge(n_teams: int, parts: list[tuple[np.ndarray, "InferenceResult"]], version: int) -> "InferenceResult":
+        """One result for ``n_teams`` teams from results for disjoint sets of rows; ``version`` is the learner's."""
+        rows0, first = parts[0]
+        k = first.actions.shape[1]
+
+        def empty(arr: np.ndarray) -> np.ndarray:
+            return np.empty((n_teams, *arr.shape[1:]), arr.dtype)
+
+        out = InferenceResult(empty(first.actions), empty(first.log_prob), empty(first.value), empty(first.win_prob),
+                              tuple(np.empty((n_teams * k, s.shape[-1]), s.dtype) for s in first.state), version)
+        for rows, part in parts:
+            for name in ("actions", "log_prob", "value", "win_prob"):
+                getattr(out, name)[rows] = getattr(part, name)
+            for full, piece in zip(out.state, part.state):
+                full.reshape(n_teams, k, -1)[rows] = piece.reshape(len(rows), k, -1)
+        return out
 
 
 class ForwardArrays(NamedTuple):

@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from fivestack.system.config import DEVICES, ConfigError
+from fivestack.runs.config import DEVICES, ConfigError
 
 
 def _stderr_line(message: str) -> None:

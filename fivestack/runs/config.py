@@ -14,7 +14,7 @@ from typing import Any, get_type_hints
 
 import numpy as np
 
-from fivestack.bots.agents import AGENTS as TRAINING_BOTS
+from fivestack.bots.agents import BOTS
 from fivestack.env.events import EVENT_NAMES, PAPER_WEIGHTS
 from fivestack.game.engine import MODES
 from fivestack.game.lineups import LINEUP_RULES, check_pool
@@ -26,7 +26,7 @@ class ConfigError(ValueError):
     """A user's mistake in a config file or an override."""
 
 
-DEVICES = ("cpu", "cuda", "auto")  # the values of run.device (``fivestack.system.device`` resolves them)
+DEVICES = ("cpu", "cuda", "auto")  # the values of run.device (``fivestack.match.device`` resolves them)
 
 
 def setting(default: Any, doc: str) -> Any:
@@ -134,7 +134,7 @@ class CloneConfig:
     """Start from a clone of a bot's play (``fivestack.system.clone``): record its games, fit the policy to its
     actions, DAgger rounds; PPO then starts from that version 0. ``bot`` empty: from scratch (the paper's route)."""
 
-    bot: str = setting("", "the bot to clone (scripted, ...; a name of fivestack.bots.agents.AGENTS); empty: train "
+    bot: str = setting("", "the bot to clone (scripted, ...; a name of fivestack.bots.agents.BOTS); empty: train "
                            "from scratch")
     opponents: tuple[str, ...] = setting(("scripted", "scripted-weak", "random"), "the bots the recorded games are "
                                                                                  "played against, one per game slot "
@@ -190,6 +190,11 @@ class AnnealConfig:
     versions: int = setting(100, "versions from start_share to 100% of games at the first rate")
     drop_sigmas: float = setting(2.0, "revert when TrueSkill mu falls more than this x its sigma below the best")
     slowdown: float = setting(0.5, "each revert multiplies the rate (share per version) by this (paper: slower)")
+
+
+# the width of the policy's goal input in asymmetric self-play games (``fivestack.system.asp_moba``): [flag 1,
+# dx, dy, dlevel, dgold (goal minus now, scaled), share of the episode's decisions left]
+GOAL_WIDTH = 6
 
 
 @dataclass
@@ -484,10 +489,10 @@ def validate(config: TrainConfig) -> None:
                           f"(ppo.batch_samples = {config.ppo.batch_samples})")
     validate_asp(config)
     pool, ev = config.pool, config.eval
-    if pool.bot not in TRAINING_BOTS:
-        raise ConfigError(f"pool.bot must be one of {list(TRAINING_BOTS)}, got {pool.bot!r}")
-    if config.ppo.teacher and config.ppo.teacher not in TRAINING_BOTS:
-        raise ConfigError(f"ppo.teacher must be '' (none) or one of {list(TRAINING_BOTS)}, got {config.ppo.teacher!r}")
+    if pool.bot not in BOTS:
+        raise ConfigError(f"pool.bot must be one of {list(BOTS)}, got {pool.bot!r}")
+    if config.ppo.teacher and config.ppo.teacher not in BOTS:
+        raise ConfigError(f"ppo.teacher must be '' (none) or one of {list(BOTS)}, got {config.ppo.teacher!r}")
     validate_clone(config)
     if ev.every_versions and ev.every_versions % pool.add_every_versions:
         raise ConfigError(f"eval.every_versions ({ev.every_versions}) must be a multiple of pool.add_every_versions "
@@ -505,12 +510,12 @@ FROM_SCRATCH = ("clone.bot=''", "ppo.kl_weight=0.0", "ppo.kl_weight_end=0.0", "p
 def validate_clone(config: TrainConfig) -> None:
     """The [clone] rules: known bots, shards at least one BPTT chunk long, and no KL term without a clone."""
     c = config.clone
-    if c.bot and c.bot not in TRAINING_BOTS:
-        raise ConfigError(f"clone.bot must be '' (train from scratch) or one of {list(TRAINING_BOTS)}, got {c.bot!r}; "
-                          f"a bot of your own is cloned once it is registered in fivestack.bots.agents.AGENTS")
-    unknown = [name for name in c.opponents if name not in TRAINING_BOTS]
+    if c.bot and c.bot not in BOTS:
+        raise ConfigError(f"clone.bot must be '' (train from scratch) or one of {list(BOTS)}, got {c.bot!r}; "
+                          f"a bot of your own is cloned once it is registered in fivestack.bots.agents.BOTS")
+    unknown = [name for name in c.opponents if name not in BOTS]
     if unknown or not c.opponents:
-        raise ConfigError(f"clone.opponents must name bots of {list(TRAINING_BOTS)}, got {list(c.opponents)}")
+        raise ConfigError(f"clone.opponents must name bots of {list(BOTS)}, got {list(c.opponents)}")
     if c.shard_steps < config.rollout.sample_steps + c.burn_in:
         raise ConfigError(f"clone.shard_steps ({c.shard_steps}) must be at least rollout.sample_steps + clone.burn_in "
                           f"({config.rollout.sample_steps} + {c.burn_in}): a shard holds whole BPTT chunks")
@@ -522,8 +527,6 @@ def validate_clone(config: TrainConfig) -> None:
 
 def validate_asp(config: TrainConfig) -> None:
     """The [asp] rules between keys: 1v1 only, the goal input the policy needs, at least one game, Bob's time."""
-    from fivestack.system.asp_moba import GOAL_WIDTH  # here: asp_moba does not import this module at load time
-
     asp = config.asp
     if asp.share == 0:
         return
