@@ -5,7 +5,7 @@
         [--opponents self,random,scripted] [--lineups fixed|random] [--every-minutes 2] [--chunk 100]
         [--seed 0] [--out DIR]
 
-``trained``: the 1v1 policy that ships for ``fivestack arena`` (``fivestack/arena/trained``; report under
+``trained``: the 1v1 policy that ships for ``fivestack arena`` (``fivestack/match/trained``; report under
 ``runs/arena-trained/calibration`` unless ``--out``).
 
 Games: ``--games`` in all, dealt round-robin over ``--opponents`` (``self``: the policy on both sides, ``random``,
@@ -159,7 +159,7 @@ def main(argv=None) -> dict:
         raise SystemExit("--games, --chunk, --max-minutes and --every-minutes must be positive")
     try:
         if args.run == "trained":  # the 1v1 policy that ships for the arena (not a run folder)
-            from fivestack.arena.session import load_trained_policy
+            from fivestack.match.agents import load_trained_policy
             from fivestack.runs.config import load_config
 
             policy, info = load_trained_policy()

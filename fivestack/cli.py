@@ -578,7 +578,7 @@ def draft_command(
         if view and not precompute:
             if not 0 <= port <= 65535:
                 _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
-            from fivestack.viewer.draft_server import serve_draft
+            from fivestack.draft.server import serve_draft
 
             code = serve_draft(table, first=first, human=human, host=host, port=port, open_browser=browser,
                                say=lambda m: print(m, flush=True), complain=lambda m: typer.echo(m, err=True))

@@ -2,7 +2,7 @@
 policy, approximately, for the fixed 5-hero lineup (slot s plays hero type s % 5), in the current patch (its
 17 heroes and 68 abilities: the old abilities keep their embedding rows, the new ones get the initialisation's).
 
-    python scripts/convert_slot_identity.py fivestack/arena/trained OUT_DIR [--side mean|radiant|dire]
+    python scripts/convert_slot_identity.py fivestack/match/trained OUT_DIR [--side mean|radiant|dire]
 
 The old trunk read a one-hot of the hero *slot* (10 columns); the new one reads the embedding of the hero *type*.
 Each type t gets the embedding e_t (a unit vector) and the trunk column that maps e_t to the old columns of its

@@ -16,17 +16,15 @@ the hero's action masks forbid is refused. A click far away is a *standing order
 (the action grid reaches 600 world units) toward the point is issued again until the hero is there.
 
 Who plays: the opponents are ``setup.against`` (a bot, a trained run's version, or ``"trained"``: the small 1v1
-checkpoint that ships in ``fivestack/arena/trained``); in 5v5 the player's four teammates are the scripted team,
+checkpoint that ships in ``fivestack/match/trained``); in 5v5 the player's four teammates are the scripted team,
 or with ``coop`` the trained policy (the ``against`` one if it is trained, else the shipped one).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -42,18 +40,15 @@ from fivestack.game.layout import (
     A_ABILITY0, A_ATTACK, A_ATTACK_MOVE, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE, A_PICKUP, A_STOP,
     A_TOWN_PORTAL, ABILITY_CD, ABILITY_LEVEL, ALIVE, BUYBACK_CD, FRAMES_PER_SECOND, G_FRAME, G_GLYPH_CD0, G_KILLS0,
     GOLD, HEROES_PER_TEAM, HP, HP_MAX, IT_COOLDOWN, IT_ID, LEVEL, MANA, MANA_MAX, MOVE_STEP, N_ACTION_FIELDS,
-    N_HEROES, N_ITEM_SLOTS, N_OFFSET, RESPAWN, STEP_SECONDS, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, TARGET,
-    TARGET_OFFSET_STEP, TEAM, X, Y,
+    N_HEROES, N_ITEM_SLOTS, N_OFFSET, RESPAWN, RUNE_NAMES, STEP_SECONDS, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET,
+    TARGET, TARGET_OFFSET_STEP, TEAM, X, Y,
 )
 from fivestack.game.patch import Patch
-from fivestack.model.policy import CheckpointMismatch, Policy, PolicyConfig
-from fivestack.match.agents import PolicyTeamAgent, build_agent, check_agent, load_run_policy
+from fivestack.match.agents import TRAINED, build_agent, check_agent
 from fivestack.match.teams import active_heroes
-from fivestack.viewer.replay.format import RUNE_NAMES
 from fivestack.viewer.replay.recorder import ReplayRecorder, unit_columns
 
 SIDES = ("radiant", "dire")
-TRAINED = "trained"
 TARGET_NAMES = {T_NONE: "none", T_POINT: "point", T_UNIT: "unit", T_UNIT_OFFSET: "unit_offset"}
 ABILITY_KEYS = ("Q", "W", "E", "R")
 KEYS = {"move / attack": "right-click", "attack-move": "A + left-click", "stop": "S", "hold": "H",
@@ -62,34 +57,6 @@ ARRIVED = 100.0  # world units: a standing move ends this close to its point
 SIMPLE_ORDERS = {"attack": A_ATTACK, "stop": A_STOP, "hold": A_HOLD, "pickup": A_PICKUP, "glyph": A_GLYPH,
                  "buyback": A_BUYBACK, "town_portal": A_TOWN_PORTAL}
 KEEPS_STANDING_ORDER = (A_GLYPH, A_BUYBACK)  # orders that do not stop the hero's walk
-
-
-# ====================================================================== the shipped checkpoint
-def trained_files(root: Path | None = None) -> tuple[bytes, dict]:
-    """The shipped 1v1 checkpoint (or the one in folder ``root``): its weights (safetensors bytes) and
-    ``policy.json`` (config and provenance)."""
-    folder = resources.files("fivestack.arena") / "trained" if root is None else Path(root)
-    return (folder / "model.safetensors").read_bytes(), json.loads((folder / "policy.json").read_text())
-
-
-def load_trained_policy(root: Path | None = None) -> tuple[Policy, dict]:
-    """The shipped policy (or the one in ``root``), ready to play, and its ``policy.json``. A missing or damaged
-    file is one clear error."""
-    from safetensors import SafetensorError
-    from safetensors.torch import load as load_safetensors
-
-    where = "the shipped arena checkpoint (fivestack/arena/trained)" if root is None else f"checkpoint {root}"
-    try:
-        weights, info = trained_files(root)
-        policy = Policy(PolicyConfig(**info["policy"]))
-        policy.load_state_dict(load_safetensors(weights))
-        int(info["decision_steps"])
-    except CheckpointMismatch as e:  # weights of an older policy or another game: reinstalling will not help
-        raise ValueError(f"{where} cannot be loaded: {e}; or play --against scripted") from None
-    except (OSError, ValueError, KeyError, TypeError, RuntimeError, SafetensorError) as e:
-        raise ValueError(f"{where} cannot be loaded ({type(e).__name__}: {str(e)[:160]}); "
-                         "reinstall fivestack, or play --against scripted") from None
-    return policy.eval(), info
 
 
 # ====================================================================== what to play
@@ -160,17 +127,6 @@ def _game_config(setup: ArenaSetup) -> tuple[GameConfig, int]:
     return config, setup.team * HEROES_PER_TEAM + slot
 
 
-def _policy_agent(spec: str, team: int, seed: int, mode: str, heroes: np.ndarray | None = None):
-    """A trained team (``"trained"`` or a run's version) as a ``PolicyTeamAgent`` driving ``heroes``."""
-    if spec == TRAINED:
-        policy, info = load_trained_policy()
-        decision_steps = int(info["decision_steps"])
-    else:
-        policy, config, _ = load_run_policy(spec)
-        decision_steps = config.rollout.decision_steps
-    return PolicyTeamAgent(team, policy, mode, seed, decision_steps=decision_steps, heroes=heroes)
-
-
 def warm_up(config: GameConfig, bots: tuple[str, ...] = (), mode: str = "1v1") -> None:
     """Play one timestep of a throwaway game with throwaway ``bots`` (one per team, e.g. the scripted bot), so
     that the simulator's and the bots' kernels are compiled (or loaded from Numba's cache) before the clock
@@ -200,13 +156,12 @@ class ArenaGame:
         self.env = BatchedEnv(1, config)
         self.env.reset(setup.seed)
         enemy = 1 - self.team
-        self.opponents = (build_agent(setup.against, enemy, setup.seed + 1, setup.mode) if setup.against in BOTS
-                          else _policy_agent(setup.against, enemy, setup.seed + 1, setup.mode))
+        self.opponents = build_agent(setup.against, enemy, setup.seed + 1, setup.mode)
         self.teammates = None
         if setup.teammates is not None:
             mates = active_heroes(setup.mode)[self.team]
             mates = mates[mates != self.hero]
-            self.teammates = (_policy_agent(setup.teammates, self.team, setup.seed + 2, setup.mode, heroes=mates)
+            self.teammates = (build_agent(setup.teammates, self.team, setup.seed + 2, setup.mode, heroes=mates)
                               if setup.coop else build_agent("scripted", self.team, setup.seed + 2, setup.mode))
         self.hero_type = self.env.game.patch.heroes[int(self.env.game.hero_types[0, self.hero])]
         self.results_dir = Path(results_dir) if results_dir is not None else results_dir_for(setup.against)
@@ -485,5 +440,5 @@ def _offsets(centre, x: float, y: float, step: float) -> tuple[int, int]:
     return int(np.clip(round(dx), -half, half)) + half, int(np.clip(round(dy), -half, half)) + half
 
 
-__all__ = ["ArenaGame", "ArenaSetup", "KEYS", "NOOP_ROW", "SIDES", "TRAINED", "load_trained_policy", "trained_files",
+__all__ = ["ArenaGame", "ArenaSetup", "KEYS", "NOOP_ROW", "SIDES",
            "warm_up"]

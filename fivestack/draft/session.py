@@ -1,5 +1,5 @@
 """One draft in progress, shared by the terminal draft (``play.py``) and the browser's draft screen
-(``fivestack/viewer/draft_server.py``): the state, every rule a pick must pass, and the calls to the search.
+(``fivestack/draft/server.py``): the state, every rule a pick must pass, and the calls to the search.
 
 Map of this file:
 

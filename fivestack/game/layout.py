@@ -213,6 +213,7 @@ G_BIG_RESPAWN = 9  # frame at which the big neutral respawns, -1 alive
 G_AEGIS_ON_GROUND = 10  # 1 while the aegis lies in the pit
 G_RUNE0 = 11  # rune kind at rune spot 0 / 1: 0 none, 1 bounty, 2 double damage, 3 haste, 4 regeneration
 G_RUNE1 = 12
+RUNE_NAMES = ("none", "bounty", "double_damage", "haste", "regeneration")  # by rune kind (G_RUNE0, G_RUNE1)
 G_COURIER_TARGET0 = 13  # hero the courier is delivering to, -1 none; Dire at +1
 G_COURIER_RESPAWN0 = 15  # frame at which a dead courier respawns; Dire at +1
 G_TRAINING = 17  # bits of the game's randomisation (0: none, the standard game):

@@ -2,6 +2,7 @@
 
     build_agent(spec, team, seed, mode)   a team agent from a spec string:
                                             "random", "scripted", "scripted-weak"  a bot (fivestack.bots.agents)
+                                            "trained"                           the shipped 1v1 model
                                             RUN:VERSION, RUN:latest or RUN      a trained version of a run folder
                                                                                 (its pool snapshot or checkpoint)
     check_agent(spec)                     the same checks without loading anything (for a CLI, before it plays)
@@ -19,6 +20,8 @@ with ``fivestack.match.games``.
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -28,12 +31,13 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.layout import HEROES_PER_TEAM
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult, initial_state
 from fivestack.match.teams import active_heroes, team_view
-from fivestack.model.policy import ALL_GROUPS, Policy
+from fivestack.model.policy import ALL_GROUPS, CheckpointMismatch, Policy, PolicyConfig
 from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint, read_snapshot, snapshot_path
 from fivestack.runs.config import TrainConfig, load_config
 
 TEAMS = ("radiant", "dire")
 RUN_EXAMPLE = "runs/NAME:1200"
+TRAINED = "trained"  # the 1v1 model that ships with fivestack (``fivestack/match/trained``): the arena's default
 
 
 class AgentUnavailable(RuntimeError):
@@ -155,29 +159,64 @@ def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
     return policy.eval(), config, version
 
 
+# ====================================================================== the shipped model
+def trained_files(root: Path | None = None) -> tuple[bytes, dict]:
+    """The shipped 1v1 checkpoint (or the one in folder ``root``): its weights (safetensors bytes) and
+    ``policy.json`` (config and provenance)."""
+    folder = resources.files("fivestack.match") / "trained" if root is None else Path(root)
+    return (folder / "model.safetensors").read_bytes(), json.loads((folder / "policy.json").read_text())
+
+
+def load_trained_policy(root: Path | None = None) -> tuple[Policy, dict]:
+    """The shipped policy (or the one in ``root``), ready to play, and its ``policy.json``. A missing or damaged
+    file is one clear error."""
+    from safetensors import SafetensorError
+    from safetensors.torch import load as load_safetensors
+
+    where = "the shipped checkpoint (fivestack/match/trained)" if root is None else f"checkpoint {root}"
+    try:
+        weights, info = trained_files(root)
+        policy = Policy(PolicyConfig(**info["policy"]))
+        policy.load_state_dict(load_safetensors(weights))
+        int(info["decision_steps"])
+    except CheckpointMismatch as e:  # weights of an older policy or another game: reinstalling will not help
+        raise ValueError(f"{where} cannot be loaded: {e}; or play --against scripted") from None
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError, SafetensorError) as e:
+        raise ValueError(f"{where} cannot be loaded ({type(e).__name__}: {str(e)[:160]}); "
+                         "reinstall fivestack, or play --against scripted") from None
+    return policy.eval(), info
+
+
 # ====================================================================== the resolver
 def check_agent(spec: str) -> str:
-    """``spec`` if it is a bot's name or a run folder (``RUN:VERSION``), else one ``ValueError`` that says what is
-    accepted. Nothing is loaded: a missing version is found by ``build_agent``."""
-    if spec in BOTS:
+    """``spec`` if it is a bot's name, ``trained`` or a run folder (``RUN:VERSION``), else one ``ValueError`` that
+    says what is accepted. Nothing is loaded: a missing version is found by ``build_agent``."""
+    if spec in BOTS or spec == TRAINED:
         return spec
     if ":" in spec or "/" in spec:
         parse_run_spec(spec)  # a malformed version is its own error
         if is_run_spec(spec):
             return spec
         raise ValueError(f"{spec!r} is not a run folder (no config.toml); give RUN:VERSION, e.g. {RUN_EXAMPLE}")
-    raise ValueError(f"unknown agent {spec!r}; choose one of: {', '.join(sorted(BOTS))}, or RUN:VERSION "
-                     f"(a trained version, e.g. {RUN_EXAMPLE})")
+    raise ValueError(f"unknown agent {spec!r}; choose one of: {', '.join(sorted(BOTS))}, {TRAINED} (the shipped "
+                     f"1v1 model), or RUN:VERSION (a trained version, e.g. {RUN_EXAMPLE})")
 
 
-def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: bool = False) -> TeamAgent:
+def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: bool = False,
+                heroes: np.ndarray | None = None) -> TeamAgent:
     """The team agent ``spec`` names (see the module docstring) for ``team`` (0 Radiant, 1 Dire), seeded with
     ``seed``. A trained version decides every ``rollout.decision_steps`` timesteps, as its run trained it, and
-    samples its actions unless ``greedy``; ``mode`` is the mode of the games it will play."""
+    samples its actions unless ``greedy``; ``mode`` is the mode of the games it will play; ``heroes`` narrows the
+    heroes a trained policy drives (``PolicyTeamAgent``; a bot drives its whole team)."""
     check_agent(spec)
+    if spec == TRAINED:
+        policy, info = load_trained_policy()
+        return PolicyTeamAgent(team, policy, mode, seed, greedy, int(info["decision_steps"]), heroes)
     if spec not in BOTS:
         policy, config, _ = load_run_policy(spec)
-        return PolicyTeamAgent(team, policy, mode, seed, greedy, decision_steps=config.rollout.decision_steps)
+        return PolicyTeamAgent(team, policy, mode, seed, greedy, config.rollout.decision_steps, heroes)
+    if heroes is not None:
+        raise ValueError(f"agent {spec!r} is a bot, which drives its whole team: it takes no heroes")
     try:
         return make_bot(spec, team, seed)
     except ImportError as e:
@@ -185,5 +224,5 @@ def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: 
                                f"use another agent, e.g. --{TEAMS[team]} random") from None
 
 
-__all__ = ["AgentUnavailable", "PolicyTeamAgent", "TEAMS", "build_agent", "check_agent", "is_run_spec",
-           "load_run_policy", "parse_run_spec"]
+__all__ = ["AgentUnavailable", "PolicyTeamAgent", "TEAMS", "TRAINED", "build_agent", "check_agent", "is_run_spec",
+           "load_run_policy", "load_trained_policy", "parse_run_spec", "trained_files"]

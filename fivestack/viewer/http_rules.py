@@ -1,7 +1,7 @@
 """The HTTP rules every local server of fivestack follows, written once.
 
 Three servers talk to a browser on this machine: the replay viewer (``viewer/server.py``), the draft screen
-(``viewer/draft_server.py``) and the arena (``arena/server.py``, plain HTTP and a WebSocket on one port). They
+(``draft/server.py``) and the arena (``arena/server.py``, plain HTTP and a WebSocket on one port). They
 differ in their routes only; what they accept and refuse is decided here, by ``screen``, in this order:
 
     1. Host     exactly one ``Host`` header naming this server (``SiteNames.hosts``)     else 421, no body served

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -12,7 +13,8 @@ import torch
 
 from fivestack.arena.protocol import Command, ProtocolError, parse_command
 from fivestack.arena.records import read_results, record_stats, results_dir_for
-from fivestack.arena.session import NOOP_ROW, ArenaGame, ArenaSetup, load_trained_policy, trained_files
+from fivestack.arena.session import NOOP_ROW, ArenaGame, ArenaSetup
+from fivestack.match.agents import load_trained_policy, trained_files
 from fivestack.game.layout import A_ABILITY0, A_MOVE, HEROES_PER_TEAM, MANA, MAX_UNITS, N_OFFSET, X, Y
 from fivestack.model.policy import Policy, PolicyConfig
 from fivestack.match.agents import PolicyTeamAgent
@@ -187,7 +189,7 @@ def test_the_shipped_hero_loads_and_a_damaged_copy_is_one_clear_error(tmp_path):
     weights, _ = trained_files()
     assert 1_000_000 < len(weights) < 10_000_000, "a few MB"
     damaged = tmp_path / "trained"
-    shutil.copytree(trained_files.__globals__["resources"].files("fivestack.arena") / "trained", damaged)
+    shutil.copytree(resources.files("fivestack.match") / "trained", damaged)
     (damaged / "model.safetensors").write_bytes(weights[:1000])
     with pytest.raises(ValueError, match="cannot be loaded.*--against scripted"):
         load_trained_policy(damaged)

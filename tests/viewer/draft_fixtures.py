@@ -10,7 +10,7 @@ import pytest
 from fivestack.draft.lineups import HeroPool
 from fivestack.draft.precompute import load_table, precompute
 from fivestack.draft.stub import StubWinProbability
-from fivestack.viewer.draft_server import DraftService, make_server
+from fivestack.draft.server import DraftService, make_server
 
 # "Bulwark" is a hero of the game's patch (role: tank): its card shows the role; the others have none
 POOL = HeroPool(("Bulwark", "Birch", "Cedar", "Dune", "Elm", "Fern", "Gale", "Holm", "Iris", "Jade", "Kelp"))

@@ -21,7 +21,7 @@ from fivestack.bots.agents import make_bot, play_step
 from fivestack.cli import app
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.viewer import draft_server
+from fivestack.draft import server as draft_server
 from fivestack.viewer.http_rules import STATIC, Route, SiteNames, screen
 from fivestack.viewer.replay import ReplayRecorder
 from fivestack.viewer.server import ROUTES, make_server, prepare, start_serving

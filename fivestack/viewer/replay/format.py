@@ -77,6 +77,7 @@ import numpy as np
 
 from fivestack.game import geometry
 from fivestack.game.layout import FRAMES_PER_SECOND, FRAMES_PER_STEP, N_HEROES, N_ITEM_SLOTS
+from fivestack.game.layout import RUNE_NAMES  # noqa: F401 (the format's rune_names)
 
 FORMAT_NAME = "fivestack-replay"
 FORMAT_VERSION = 2
@@ -88,7 +89,6 @@ HERO_STATS = ("level", "kills", "deaths", "assists", "last_hits", "denies", "res
 KIND_NAMES = ("hero", "creep_melee", "creep_ranged", "creep_siege", "tower", "barracks", "ancient", "fountain",
               "neutral", "big_neutral", "courier")
 TEAM_NAMES = ("radiant", "dire", "neutral")
-RUNE_NAMES = ("none", "bounty", "double_damage", "haste", "regeneration")
 LANE_NAMES = geometry.LANE_NAMES
 OUTCOMES = ("win", "truncated", "unfinished")
 TEAM_STATS = ("kills", "deaths", "assists", "last_hits", "denies", "gold", "towers_destroyed",

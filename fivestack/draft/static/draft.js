@@ -1,5 +1,5 @@
 // The draft screen: renders the server's draft state and sends picks. The server keeps the state and checks
-// every pick (fivestack/viewer/draft_server.py); this page only shows what it answers:
+// every pick (fivestack/draft/server.py); this page only shows what it answers:
 // the pick order 1-2-2-2-2-1 with whose turn it is, the hero cards, both teams' picks, and after each pick
 // Radiant's predicted win probability (minimax value, lineup-so-far mean) and the search's answer time.
 // When the search is due to pick, the page asks it (POST /api/step), after a short pause so each pick is seen.

@@ -1,6 +1,6 @@
 """The draft screen's local web server: ``fivestack draft --table FILE --view``.
 
-The page (``static/draft.html``, ``draft.js``, ``draft.css``, with the viewer's ``viewer.css`` for the colours)
+The page (``draft/static/draft.html``, ``draft.js``, ``draft.css``, with the viewer's ``viewer.css`` for the colours)
 shows the hero pool as cards, the pick order 1-2-2-2-2-1 with whose turn it is, both teams' picks in order and,
 after every pick, Radiant's predicted win probability (the minimax value and the lineup-so-far mean) and the
 search's answer time. A person drafts one side against the search, or watches it draft both.
@@ -41,13 +41,13 @@ from fivestack.draft.precompute import LineupTable, load_table
 from fivestack.draft.search import Drafter
 from fivestack.draft.session import DraftSession, LineupMeans, PickError
 from fivestack.viewer.http_rules import STATIC, Refusal, Route, RuledHandler, make_ruled_server, send_reply
-from fivestack.viewer.server import start_serving, url_of
+from fivestack.viewer.server import start_serving
 
-ASSETS = {  # URL path -> (file in fivestack/viewer/static, content type)
-    "/": ("draft.html", "text/html; charset=utf-8"),
-    "/draft.js": ("draft.js", "text/javascript; charset=utf-8"),
-    "/draft.css": ("draft.css", "text/css; charset=utf-8"),
-    "/viewer.css": ("viewer.css", "text/css; charset=utf-8"),
+ASSETS = {  # URL path -> (package whose static/ folder holds the file, file, content type)
+    "/": ("fivestack.draft", "draft.html", "text/html; charset=utf-8"),
+    "/draft.js": ("fivestack.draft", "draft.js", "text/javascript; charset=utf-8"),
+    "/draft.css": ("fivestack.draft", "draft.css", "text/css; charset=utf-8"),
+    "/viewer.css": ("fivestack.viewer", "viewer.css", "text/css; charset=utf-8"),
 }
 API_POST = Route(methods=("POST",), takes_body=True, changes_state=True)
 ROUTES: dict[str, Route] = {**{path: STATIC for path in ASSETS}, "/api/state": STATIC, "/api/pick": API_POST,
@@ -135,8 +135,7 @@ def _only(body: dict, allowed: set[str]) -> None:
 
 
 def static_files() -> dict[str, bytes]:
-    root = resources.files("fivestack.viewer") / "static"
-    return {name: (root / name).read_bytes() for name, _ in set(ASSETS.values())}
+    return {name: (resources.files(package) / "static" / name).read_bytes() for package, name, _ in ASSETS.values()}
 
 
 class _Handler(RuledHandler):
@@ -167,7 +166,7 @@ class _Handler(RuledHandler):
     def _get(self, head_only: bool) -> None:
         path = self.path.split("?", 1)[0]
         if path in ASSETS:
-            name, ctype = ASSETS[path]
+            _, name, ctype = ASSETS[path]
             self._reply(HTTPStatus.OK, self.files[name], ctype, head_only)
         elif path == "/api/state":
             with self.service.lock:
