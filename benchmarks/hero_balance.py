@@ -11,7 +11,7 @@ The seeds start at ``SEED_BASE`` (7,300,000): no tuning of the heroes used them,
 to them (re-check on others with ``--seed-base``).
 
 Usage: ``python benchmarks/hero_balance.py [--games N] [--batch B] [--max-seconds S] [--seed-base K]
-[--out FILE.json] [--markdown]`` (``--markdown`` prints the README's table on stderr as well).
+[--out FILE.json] [--markdown]`` (``--markdown`` prints the table of docs/benchmarks.md on stderr as well).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-seconds", type=float, default=3600.0, help="game time limit (default 3600)")
     ap.add_argument("--seed-base", type=int, default=SEED_BASE, help=f"first seed (default {SEED_BASE})")
     ap.add_argument("--out", default=None, help="also write the result to this JSON file")
-    ap.add_argument("--markdown", action="store_true", help="print the README table on stderr")
+    ap.add_argument("--markdown", action="store_true", help="print the docs/benchmarks.md table on stderr")
     args = ap.parse_args(argv)
     if args.games < 1 or args.batch < 1:
         print("--games and --batch must be at least 1", file=sys.stderr)

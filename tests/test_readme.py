@@ -1,4 +1,5 @@
-"""The README and its pages in ``docs/`` stay true to the code: generated tables, links, the CI commands.
+"""The README and its pages in ``docs/`` stay true to the code: generated tables, links, the CI commands (the
+README's *Development* block).
 
 The hero, ability, item, observation, action and reward-event tables are generated from the code. Each sits
 between ``<!-- BEGIN generated:NAME -->`` and ``<!-- END generated:NAME -->`` in one of the documents
@@ -224,10 +225,11 @@ def test_tables_cover_the_data():
     assert primary_table().count("\n") == 1 + layout.N_PRIMARY
 
 
-def test_quick_start_is_exactly_the_ci_commands():
+def test_development_block_is_exactly_the_ci_commands():
+    """The first shell block of the README's *Development* section is what ``.ci/run`` runs, line for line."""
     text = README.read_text(encoding="utf-8")
-    quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    block = re.search(r"```(?:bash|sh)?\n(.*?)```", quick, re.S).group(1)
+    development = text.split("\n## Development", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```(?:bash|sh)?\n(.*?)```", development, re.S).group(1)
     commands = [line for line in block.splitlines() if line.strip()]
     assert commands == ["bash scripts/setup.sh", "pytest"]  # setup.sh: pip install -e ".[dev]" and chromium
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
