@@ -62,6 +62,11 @@ def _fail(message: str, code: int = USAGE_ERROR) -> None:
     raise typer.Exit(code)
 
 
+def _check_port(port: int) -> None:
+    if not 0 <= port <= 65535:
+        _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
+
+
 def _check_replay_path(path: Path) -> None:
     """Refuse a replay path that cannot be written *before* the game is played, not after."""
     parent = path.parent if str(path.parent) else Path(".")
@@ -214,8 +219,7 @@ def view_command(
     browser: bool = typer.Option(True, "--browser/--no-browser", help="Open the page in the default browser."),
 ) -> None:
     """Watch a replay in the browser: map, units, fog of war, scoreboard, events and the planning view."""
-    if not 0 <= port <= 65535:
-        _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
+    _check_port(port)
     _view(replay, host=host, port=port, browser=browser)
 
 
@@ -252,8 +256,7 @@ def arena_command(
     from fivestack.match.agents import AgentUnavailable
     from fivestack.viewer.http_rules import check_bind_host
 
-    if not 0 <= port <= 65535:
-        _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
+    _check_port(port)
     try:
         check_bind_host(host)
     except ValueError as e:
@@ -576,8 +579,7 @@ def draft_command(
         elif table is None:
             raise DraftError("give a run (fivestack draft RUN[:VERSION]) or a table (--table FILE.npy)")
         if view and not precompute:
-            if not 0 <= port <= 65535:
-                _fail(f"--port must lie in 0..65535 (0 picks a free one), got {port}")
+            _check_port(port)
             from fivestack.draft.server import serve_draft
 
             code = serve_draft(table, first=first, human=human, host=host, port=port, open_browser=browser,
@@ -585,9 +587,9 @@ def draft_command(
             if code:
                 raise typer.Exit(code)
             return
-        from fivestack.draft.play import draft_command as run_table
+        from fivestack.draft.play import draft_from_table
 
-        run_table(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size or 65536,
+        draft_from_table(table, precompute=precompute, pool=pool, stub_seed=stub_seed, batch_size=batch_size or 65536,
                   first=first, human=human)
     except DraftError as exc:
         _fail(str(exc))

@@ -8,7 +8,7 @@ the draft with a ``DraftError``. The search makes the other side's picks (both s
 After every pick it prints Radiant's predicted win probability with best play from there on (the minimax
 value of the new state), and for a person's pick also the best pick the search would have made and its value.
 
-``draft_command`` is what ``fivestack draft`` runs: precompute a table with the stub scorer, or draft on a
+``draft_from_table`` is what ``fivestack draft --table`` runs: precompute a table with the stub scorer, or draft on a
 finished table. The policy-based scorer (``fivestack draft RUN[:VERSION]``) needs hero identities and lineups
 that the game does not have yet; a table made by any scorer drafts the same way.
 """
@@ -79,7 +79,7 @@ def run_draft(drafter: Drafter, pool: HeroPool, human: int | None, stdin: TextIO
     return radiant, dire
 
 
-def draft_command(table: Path, precompute: bool = False, pool: str | None = None, stub_seed: int = 0,
+def draft_from_table(table: Path, precompute: bool = False, pool: str | None = None, stub_seed: int = 0,
                   batch_size: int = 65536, first: str = "radiant", human: str = "radiant",
                   stdin: TextIO | None = None, out: TextIO | None = None) -> None:
     """``fivestack draft``: with ``precompute``, score every lineup of ``pool`` with the stub scorer into
