@@ -35,11 +35,11 @@ from fivestack.arena.records import append_result, results_dir_for
 from fivestack.bots.agents import BOTS
 from fivestack.env.batched import BatchedEnv
 from fivestack.env.spaces import PK_KIND, PK_PRESENT
-from fivestack.game.engine import GameConfig
+from fivestack.game.engine import GameConfig, no_orders
 from fivestack.game.layout import (
     A_ABILITY0, A_ATTACK, A_ATTACK_MOVE, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE, A_PICKUP, A_STOP,
     A_TOWN_PORTAL, ABILITY_CD, ABILITY_LEVEL, ALIVE, BUYBACK_CD, FRAMES_PER_SECOND, G_FRAME, G_GLYPH_CD0, G_KILLS0,
-    GOLD, HEROES_PER_TEAM, HP, HP_MAX, IT_COOLDOWN, IT_ID, LEVEL, MANA, MANA_MAX, MOVE_STEP, N_ACTION_FIELDS,
+    GOLD, HEROES_PER_TEAM, HP, HP_MAX, IT_COOLDOWN, IT_ID, LEVEL, MANA, MANA_MAX, MOVE_STEP,
     N_HEROES, N_ITEM_SLOTS, N_OFFSET, RESPAWN, RUNE_NAMES, STEP_SECONDS, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET,
     TARGET, TARGET_OFFSET_STEP, TEAM, X, Y,
 )
@@ -133,7 +133,7 @@ def warm_up(config: GameConfig, bots: tuple[str, ...] = (), mode: str = "1v1") -
     starts: a first compile takes minutes, and no tick should."""
     env = BatchedEnv(1, config)
     env.reset(0)
-    actions = _noop_row()[None, None].repeat(N_HEROES, axis=1)
+    actions = no_orders(1, N_HEROES)
     games = np.zeros(1, np.int64)
     for team, name in enumerate(bots[:2]):
         actions[:, team * HEROES_PER_TEAM:(team + 1) * HEROES_PER_TEAM] = build_agent(name, team, 0, mode).act(
@@ -243,7 +243,7 @@ class ArenaGame:
             if slot < 0 or not self._sees(c.unit):
                 raise ProtocolError("unit_not_visible", f"unit {c.unit} is not seen by your team")
         self._require_available(primary, what)
-        row = _noop_row()
+        row = no_orders()
         row[0] = primary
         if unit_target:
             if not self.env.obs["target_mask"][0, self.hero, primary, slot]:
@@ -277,7 +277,7 @@ class ArenaGame:
         if self._pending is not None:
             row, self._pending = self._pending, None
             return row
-        row = _noop_row()
+        row = no_orders()
         if self._standing is None or not self.env.game.state.ui[0, self.hero, ALIVE]:
             return row
         primary, x, y = self._standing
@@ -299,8 +299,7 @@ class ArenaGame:
         ``player_actions`` (an audit) is the same game."""
         if self.finished:
             return self.frame()
-        actions = np.zeros((1, N_HEROES, N_ACTION_FIELDS), np.int64)
-        actions[..., 2] = -1
+        actions = no_orders(1, N_HEROES)
         games = np.zeros(1, np.int64)
         enemy = 1 - self.team
         actions[:, enemy * HEROES_PER_TEAM:(enemy + 1) * HEROES_PER_TEAM] = self.opponents.act(self.env, games)
@@ -421,12 +420,6 @@ class ArenaGame:
         return self.replay_path
 
 
-NOOP_ROW = (0, 0, -1, 0, 0)
-"""The action row of a hero told nothing, as the agents send it (no-op, no delay, no target, offsets 0)."""
-
-
-def _noop_row() -> np.ndarray:
-    return np.array(NOOP_ROW, np.int64)
 
 
 def _offsets(centre, x: float, y: float, step: float) -> tuple[int, int]:
@@ -440,5 +433,5 @@ def _offsets(centre, x: float, y: float, step: float) -> tuple[int, int]:
     return int(np.clip(round(dx), -half, half)) + half, int(np.clip(round(dy), -half, half)) + half
 
 
-__all__ = ["ArenaGame", "ArenaSetup", "KEYS", "NOOP_ROW", "SIDES",
+__all__ = ["ArenaGame", "ArenaSetup", "KEYS", "SIDES",
            "warm_up"]

@@ -18,7 +18,7 @@ from pettingzoo import ParallelEnv
 from fivestack.env import spaces as layout
 from fivestack.env.batched import BatchedEnv
 from fivestack.env.events import weighted_reward
-from fivestack.game.engine import GameConfig
+from fivestack.game.engine import GameConfig, no_orders
 from fivestack.game.layout import HEROES_PER_TEAM, MODE_1V1_MID, N_ACTION_FIELDS, N_HEROES
 
 TEAM_NAMES = ("radiant", "dire")
@@ -82,8 +82,7 @@ class FivestackParallelEnv(ParallelEnv):
         unknown = set(actions) - set(self.agents)
         if unknown:
             raise ValueError(f"actions for agents not in the game: {sorted(unknown)}; live agents: {self.agents}")
-        batch = np.zeros((1, N_HEROES, N_ACTION_FIELDS), np.int64)
-        batch[..., 2] = -1
+        batch = no_orders(1, N_HEROES)
         for agent, action in actions.items():
             row = np.asarray(action)
             if row.shape != (N_ACTION_FIELDS,):

@@ -14,7 +14,7 @@ from fivestack.game.layout import (
     ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, FRAMES_PER_SECOND, FRAMES_PER_STEP,
     G_DONE, G_FRAME, G_WINNER, HP_HISTORY_LEN, MAX_PROJECTILES, MAX_UNITS, MODE_1V1_MID, MODE_5V5, N_ACTION_FIELDS,
     N_DELAY, N_EVENTS, N_GI, N_HEROES, N_HF, N_HI, N_IT, N_ITEM_SLOTS, N_OFFSET, N_PJ, N_PRIMARY, N_UF, N_UI,
-    RANDOM_BUILDS, RANDOM_START, STASH,
+    NO_ORDER, RANDOM_BUILDS, RANDOM_START, STASH,
 )
 from fivestack.game.lineups import LINEUP_RULES, check_lineups, check_pool, fixed_lineup, random_lineups
 from fivestack.game.patch import PATCH_VERSION, PATCHES, Patch, check_columns
@@ -50,6 +50,12 @@ class GameConfig:
             raise ValueError(f"max_seconds must be positive, got {self.max_seconds}")
         if self.patch not in PATCHES:
             raise ValueError(f"patch {self.patch!r} is not available; patches: {sorted(PATCHES)}")
+
+
+def no_orders(*leading: int) -> np.ndarray:
+    """int64 (*leading, N_ACTION_FIELDS) action rows that tell no hero anything (``layout.NO_ORDER``): every hero
+    keeps its order. The same rows in engine space and in env space (there is no target to translate)."""
+    return np.tile(np.array(NO_ORDER, np.int64), (*leading, 1))
 
 
 def xp_table() -> np.ndarray:
@@ -121,8 +127,7 @@ class GameBatch:
         self.randomisation = (RANDOM_BUILDS if self.config.training or self.config.randomise else 0) | \
             (RANDOM_START if self.config.randomise else 0)  # the bits of gi[G_TRAINING]
         self.hero_types = np.tile(self.lineup, (n_games, 1))  # (games, 10): each game's heroes since its reset
-        self._noop = np.zeros((n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
-        self._noop[..., ACT_TARGET] = -1
+        self._noop = no_orders(n_games, N_HEROES)
 
     # ------------------------------------------------------------------ control
     def reset(self, seeds, which=None, features=None, hero_types=None) -> None:

@@ -299,6 +299,8 @@ ACT_TARGET = 2
 ACT_OFFSET_X = 3
 ACT_OFFSET_Y = 4
 N_ACTION_FIELDS = 5
+# the action row of a hero told nothing: no-op, no delay, no target, offsets 0; it keeps its current order
+NO_ORDER = (A_NOOP, 0, -1, 0, 0)
 
 # ability target types
 T_NONE = 0

@@ -28,6 +28,7 @@ import numpy as np
 
 from fivestack.bots.agents import BOTS, TeamAgent, make_bot
 from fivestack.env.batched import BatchedEnv
+from fivestack.game.engine import no_orders
 from fivestack.game.layout import HEROES_PER_TEAM
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult, initial_state
 from fivestack.match.teams import active_heroes, team_view
@@ -81,8 +82,7 @@ class PolicyTeamAgent:
             self.state = initial_state(n * self.k, self.inference.policy.config.lstm_size)
             self.first = np.ones(n, np.float32)
             self.steps_played = np.zeros(n, np.int64)
-        out = np.zeros((n, HEROES_PER_TEAM, 5), np.int64)
-        out[..., 2] = -1
+        out = no_orders(n, HEROES_PER_TEAM)
         rows = np.arange(n) if games is None else np.asarray(games, np.int64).reshape(-1)
         deciding = self.steps_played[rows] % self.decision_steps == 0
         self.steps_played[rows] += 1

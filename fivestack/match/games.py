@@ -23,7 +23,8 @@ import torch
 from fivestack.bots.agents import TeamAgent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.game.layout import ACTIVE, DEATHS, DENIES, HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH
+from fivestack.game.layout import (ACTIVE, DEATHS, DENIES, HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH,
+                                   NO_ORDER)
 from fivestack.game.patch import PATCH_VERSION, observation_mask
 
 
@@ -187,8 +188,7 @@ def play_to_end(env: BatchedEnv, seats: list[Seat], on_step: Callable[[np.ndarra
     finished = env.game.done != 0
     actions = np.zeros((n, 2 * HEROES_PER_TEAM, 5), np.int64)
     while not finished.all():
-        actions[:] = 0
-        actions[..., 2] = -1
+        actions[:] = NO_ORDER
         for seat in seats:
             rows = seat.games if ask_finished_games else seat.games[~finished[seat.games]]
             if rows.size == 0:

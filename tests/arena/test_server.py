@@ -27,7 +27,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from fivestack.arena.protocol import ERROR_CODES, MAX_MESSAGE_BYTES, RATE_BURST
 from fivestack.arena.records import append_result
 from fivestack.arena.server import MAX_INCOMING_BYTES, TOKEN_PLACEHOLDER, ArenaServer
-from fivestack.arena.session import NOOP_ROW, ArenaGame, ArenaSetup
+from fivestack.arena.session import ArenaGame, ArenaSetup
+from fivestack.game.layout import NO_ORDER
 from fivestack.cli import app
 from fivestack.game.layout import HP, MAP_SIZE, N_HEROES, X, Y
 from fivestack.viewer.server import SECURITY_HEADERS
@@ -317,7 +318,7 @@ def test_ten_thousand_malformed_messages_each_get_one_error_and_leave_the_game_u
     replayed = ArenaGame(SETUP, results_dir=tmp_path / "replayed")
     rows = dict(after["actions"])
     for step in range(after["step"]):
-        replayed.tick(player_row=rows.get(step, NOOP_ROW))
+        replayed.tick(player_row=rows.get(step, NO_ORDER))
     again = snapshot(replayed)
     assert again["actions"] == after["actions"]
     assert again["heroes"] == after["heroes"]

@@ -13,7 +13,8 @@ import torch
 
 from fivestack.arena.protocol import Command, ProtocolError, parse_command
 from fivestack.arena.records import read_results, record_stats, results_dir_for
-from fivestack.arena.session import NOOP_ROW, ArenaGame, ArenaSetup
+from fivestack.arena.session import ArenaGame, ArenaSetup
+from fivestack.game.layout import NO_ORDER
 from fivestack.match.agents import load_trained_policy, trained_files
 from fivestack.game.layout import A_ABILITY0, A_MOVE, HEROES_PER_TEAM, MANA, MAX_UNITS, N_OFFSET, X, Y
 from fivestack.model.policy import Policy, PolicyConfig
@@ -137,7 +138,7 @@ def test_the_game_replays_from_its_seed_and_the_players_actions(tmp_path):
     twin = ArenaGame(setup, results_dir=tmp_path / "twin")
     actions = dict(game.player_actions)
     for t in range(game.step):
-        twin.tick(player_row=actions.get(t, NOOP_ROW))
+        twin.tick(player_row=actions.get(t, NO_ORDER))
     assert state_digest(twin) == state_digest(game)
     assert len(actions) > 10
 

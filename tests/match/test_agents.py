@@ -80,7 +80,8 @@ def test_a_run_version_builds_its_policy_deciding_as_the_run_trained_it(run_dir)
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("bogus", "unknown agent 'bogus'; choose one of: random, scripted, scripted-weak, or RUN:VERSION"),
+    ("bogus", "unknown agent 'bogus'; choose one of: random, scripted, scripted-weak, trained (the shipped 1v1 model), "
+              "or RUN:VERSION"),
     ("Random", "unknown agent 'Random'"),
     ("nowhere/run:3", "'nowhere/run:3' is not a run folder (no config.toml); give RUN:VERSION"),
     ("{run}:ten", "the version after ':' must be a number or 'latest'"),
@@ -150,3 +151,18 @@ def test_a_seat_is_asked_for_its_running_games_or_for_all(ask_finished_games):
     assert any(finished[0] != finished[1] for _, finished in scripted.asked)  # one of them ended first
     assert played.winner[:2].tolist() == [0, 0]
     assert played.stats[0]["last_hits"][2] == 0  # nobody played Radiant in game 2
+
+
+def test_the_shipped_model_is_an_agent_by_name_with_the_decision_steps_it_was_trained_with():
+    """``trained`` (the arena's default) is in the registry: it decides every ``decision_steps`` of its
+    policy.json, and can drive only some heroes of its team; a bot cannot be narrowed to some heroes."""
+    from fivestack.match.agents import load_trained_policy
+
+    _, info = load_trained_policy()
+    agent = build_agent("trained", 1, seed=3, mode="1v1")
+    assert isinstance(agent, PolicyTeamAgent) and agent.decision_steps == int(info["decision_steps"]) > 1
+    assert check_agent("trained") == "trained"
+    mates = build_agent("trained", 0, mode="5v5", heroes=np.array([1, 2, 3, 4]))
+    assert mates.heroes.tolist() == [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="drives its whole team"):
+        build_agent("scripted", 0, heroes=np.array([1]))
