@@ -15,7 +15,7 @@ import argparse
 import numpy as np
 
 from fivestack.asp.envs.base import GymnasiumASPEnv
-from fivestack.asp.selfplay import ASPConfig, train
+from fivestack.asp.selfplay import SelfPlayConfig, train
 
 SIDE = 8
 CELLS = SIDE * SIDE
@@ -48,9 +48,9 @@ def make_env(n: int) -> GymnasiumASPEnv:
         t_max_target=60, n=n)
 
 
-def config() -> ASPConfig:
+def config() -> SelfPlayConfig:
     """Repeat mode, 10% target episodes, 32 episodes per batch; t / t_max as an input (the paper's)."""
-    return ASPConfig(mode="repeat", gamma=0.01, t_max=60, target_share=0.1, batch=32, lr=0.003,
+    return SelfPlayConfig(mode="repeat", gamma=0.01, t_max=60, target_share=0.1, batch=32, lr=0.003,
                      entropy=0.003, entropy_target=0.003, hidden=(50, 50), eval_every=100, eval_episodes=32,
                      time_input=True)
 

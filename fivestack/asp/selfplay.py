@@ -25,7 +25,7 @@ METHODS = ("self_play", "target_only", "random_alice", "count_based", "self_play
 
 
 @dataclass
-class ASPConfig:
+class SelfPlayConfig:
     """One experiment's settings. Defaults are the paper's (Table 1) where it gives them; each env module
     has its own ``config()`` that fills in its column and says where and why we deviate."""
     mode: str = "repeat"              # "reverse": Bob returns to s_0; "repeat": reset to s_0, Bob reaches s*
@@ -57,7 +57,7 @@ class ASPConfig:
                                       # he wins at once (t_B = 0) when Alice stopped where he already is (the
                                       # built-in worlds' figures in docs/asp.md were measured so)
     time_input: bool = False          # append t / t_max to every policy input (the paper's inputs had it);
-                                      # t counts the episode's steps, t_max is ASPConfig.t_max in self-play
+                                      # t counts the episode's steps, t_max is SelfPlayConfig.t_max in self-play
                                       # and env.t_max_target on the target task. MLP policies only
 
 
@@ -79,7 +79,7 @@ class Episodes:
     target_success: np.ndarray
     target_return: np.ndarray
     alice_id: np.ndarray
-    time_frac: np.ndarray                 # (T, n) t / t_max at each step, for ASPConfig.time_input
+    time_frac: np.ndarray                 # (T, n) t / t_max at each step, for SelfPlayConfig.time_input
     stats: dict = field(default_factory=dict)
 
     def returns(self, player: int) -> np.ndarray:
@@ -101,7 +101,7 @@ class Counter:
         return self.counts[seed_of_row, idx]
 
 
-def policy_input(env, cfg: ASPConfig, states, goals, z, time_frac) -> np.ndarray:
+def policy_input(env, cfg: SelfPlayConfig, states, goals, z, time_frac) -> np.ndarray:
     """``env.encode(states, goals, z)``, with t / t_max appended as a last column when ``cfg.time_input``."""
     x = env.encode(states, goals, z)
     if not cfg.time_input:
@@ -110,7 +110,7 @@ def policy_input(env, cfg: ASPConfig, states, goals, z, time_frac) -> np.ndarray
     return np.concatenate([x, np.broadcast_to(time_frac, x.shape[:-1])[..., None].astype(x.dtype)], -1)
 
 
-def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Generator,
+def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.random.Generator,
          seeds: int, counter: Counter | None = None, alice_id: np.ndarray | None = None,
          greedy: bool = False) -> Episodes:
     """One batch of episodes, one per env row. ``alice`` is an MLPPolicy/TabularPolicy, a list of them
@@ -249,7 +249,7 @@ def play(env, alice, bob, target: np.ndarray, cfg: ASPConfig, rng: np.random.Gen
     return ep
 
 
-def _update_batch(env, cfg: ASPConfig, ep: Episodes, player: int, rows: np.ndarray, seeds: int,
+def _update_batch(env, cfg: SelfPlayConfig, ep: Episodes, player: int, rows: np.ndarray, seeds: int,
                   goals: np.ndarray, z: np.ndarray, stop_allowed: bool,
                   returns: np.ndarray | None = None) -> UpdateBatch:
     """Gather ``player``'s steps on ``rows`` into (S, T * B) arrays."""
@@ -269,7 +269,7 @@ def _update_batch(env, cfg: ASPConfig, ep: Episodes, player: int, rows: np.ndarr
                        np.full((seeds, T * (n // seeds)), stop_allowed))
 
 
-def make_policy(env, cfg: ASPConfig, seeds: int, rng, entropy: float, stop_bias: float = 0.0):
+def make_policy(env, cfg: SelfPlayConfig, seeds: int, rng, entropy: float, stop_bias: float = 0.0):
     if env.tabular:
         pol = TabularPolicy(seeds, env.policy_keys, env.num_actions, cfg.lr, rng)
         pol.theta[..., -1] = stop_bias
@@ -303,7 +303,7 @@ def evaluate(env, bob, cfg, rng, seeds) -> tuple[np.ndarray, np.ndarray]:
     return succ, ret
 
 
-def train(env, method: str, cfg: ASPConfig, seeds: int, episodes: int, rng: np.random.Generator,
+def train(env, method: str, cfg: SelfPlayConfig, seeds: int, episodes: int, rng: np.random.Generator,
           on_progress=None) -> tuple[Curves, object]:
     """Train ``seeds`` runs of ``method`` in lockstep until each has seen ``episodes`` counted episodes
     (target-task episodes; all episodes when ``cfg.count_self_play``). Returns the curves and Bob.
@@ -322,7 +322,7 @@ def _train(env, method, cfg, seeds, episodes, rng, on_progress):
                          f"{seeds * cfg.batch}: make the env with n = seeds * cfg.batch (one row per episode of "
                          "a batch, for every seed)")
     if cfg.time_input and env.tabular:
-        raise ValueError("ASPConfig.time_input needs an MLP policy; this env is tabular (a table has no input "
+        raise ValueError("SelfPlayConfig.time_input needs an MLP policy; this env is tabular (a table has no input "
                          "column to add t / t_max to): set time_input=False")
     per_seed = n // seeds
     target_only = method in ("target_only", "count_based")
@@ -396,7 +396,7 @@ def _learn(env, ep: Episodes, method, alice, bob, cfg, seeds):
         alice.update(_update_batch(env, cfg, ep, ALICE, ~ep.kind_target, seeds, ep.s0, np.zeros(n), True))
 
 
-def _add_alice_cloning(env, ep: Episodes, batch: UpdateBatch, seeds: int, cfg: ASPConfig):
+def _add_alice_cloning(env, ep: Episodes, batch: UpdateBatch, seeds: int, cfg: SelfPlayConfig):
     """Alice behavioural cloning (OpenAI 2021, weight 0.5): on the self-play tasks Bob failed, Bob also
     learns to take Alice's actions from Alice's states, with his goal set to her final state s*."""
     n = env.n

@@ -6,7 +6,7 @@ import numpy as np
 
 from fivestack.asp.envs.mountaincar import MountainCar
 from fivestack.asp.policy import MLPPolicy
-from fivestack.asp.selfplay import ALICE, ASPConfig, _learn, play
+from fivestack.asp.selfplay import ALICE, SelfPlayConfig, _learn, play
 
 PUSH_LEFT, STOP = 0, 5
 
@@ -33,7 +33,7 @@ def _prob_of_alices_action(env, bob, ep, rows):
 def test_bob_imitates_alice_on_failed_tasks_only_with_cloning():
     rng = np.random.default_rng(0)
     env = MountainCar(16, t_max_target=40)
-    cfg = ASPConfig(mode="repeat", gamma=0.01, t_max=40, bc_weight=0.5)
+    cfg = SelfPlayConfig(mode="repeat", gamma=0.01, t_max=40, bc_weight=0.5)
     bob = MLPPolicy(1, env.input_dim, env.num_actions, (16,), 0.01, rng, init_std=0.3)
     ep = play(env, PushLeft(30), bob, np.zeros(16, bool), cfg, rng, seeds=1)
     failed = ~ep.bob_success

@@ -15,7 +15,7 @@ from fivestack.asp.envs.mountaincar import (EPISODES, FORCES, GYM_VARIANT, Mount
                                             gym_mountaincar, make)
 from fivestack.asp.experiments import env_module
 from fivestack.asp.policy import MLPPolicy
-from fivestack.asp.selfplay import ASPConfig, play, policy_input
+from fivestack.asp.selfplay import SelfPlayConfig, play, policy_input
 
 # --- the paper's car ---
 
@@ -128,7 +128,7 @@ def test_the_authors_setup():
 def test_self_play_on_the_paper_car_runs_and_bob_acts_at_least_once():
     env = RLLabMountainCar(8, t_max_target=30)
     rng = np.random.default_rng(0)
-    cfg = ASPConfig(mode="repeat", gamma=0.01, t_max=30, bob_must_act=True, time_input=True)
+    cfg = SelfPlayConfig(mode="repeat", gamma=0.01, t_max=30, bob_must_act=True, time_input=True)
     pol = lambda: MLPPolicy(1, 6, env.num_actions, (8,), 0.01, rng)  # noqa: E731
     ep = play(env, pol(), pol(), np.array([False] * 6 + [True] * 2), cfg, rng, seeds=1)
     assert (ep.t_a[:6] >= 1).all() and (ep.t_b[:6] >= 1).all() and (ep.t_a[6:] == 0).all()
@@ -172,7 +172,7 @@ def test_target_task_pays_one_at_the_top():
 def test_gymnasium_wrapper_runs_repeat_self_play():
     env = gym_mountaincar(4, t_max_target=40)
     rng = np.random.default_rng(0)
-    cfg = ASPConfig(mode="repeat", gamma=0.01, t_max=40)
+    cfg = SelfPlayConfig(mode="repeat", gamma=0.01, t_max=40)
     pol = lambda: MLPPolicy(1, 5, env.num_actions, (8,), 0.01, rng)  # noqa: E731
     ep = play(env, pol(), pol(), np.array([False, False, True, True]), cfg, rng, seeds=1)
     assert (ep.t_a[:2] >= 1).all() and (ep.t_a[2:] == 0).all()

@@ -9,7 +9,7 @@ import pytest
 from fivestack.asp.envs.base import ASPEnvBase, GymnasiumASPEnv
 from fivestack.asp.envs.hallway import Hallway
 from fivestack.asp.envs.mountaincar import MountainCar
-from fivestack.asp.selfplay import ASPConfig, evaluate, make_policy, play, train
+from fivestack.asp.selfplay import SelfPlayConfig, evaluate, make_policy, play, train
 
 LEFT, DOWN, RIGHT, UP = 0, 1, 2, 3
 NCOL = 4
@@ -52,14 +52,14 @@ class Scripted:
 def test_a_fall_into_a_hole_is_not_reaching_the_goal():
     env = frozen_lake(2)
     bob = Scripted([INTO_THE_HOLE, TO_THE_GOAL])
-    ep = play(env, None, bob, np.ones(2, bool), ASPConfig(), np.random.default_rng(0), seeds=1)
+    ep = play(env, None, bob, np.ones(2, bool), SelfPlayConfig(), np.random.default_rng(0), seeds=1)
     np.testing.assert_array_equal(ep.target_success, [False, True])
     np.testing.assert_array_equal(ep.t_b, [2, 6])          # the hole ends the episode: no steps after it
     np.testing.assert_array_equal(ep.target_return, [0.0, 1.0])
 
 
 def test_an_untrained_bob_rarely_reaches_the_goal():
-    cfg = ASPConfig(batch=32, eval_episodes=64, hidden=(16,))
+    cfg = SelfPlayConfig(batch=32, eval_episodes=64, hidden=(16,))
     env = frozen_lake(cfg.batch)
     bob = make_policy(env, cfg, 1, np.random.default_rng(0), 0.0)
     success, _ = evaluate(env, bob, cfg, np.random.default_rng(1), seeds=1)
@@ -68,7 +68,7 @@ def test_an_untrained_bob_rarely_reaches_the_goal():
 
 def test_alice_in_a_hole_hands_over_and_bob_can_repeat_it():
     env = frozen_lake(1)
-    cfg = ASPConfig(mode="repeat", t_max=20)
+    cfg = SelfPlayConfig(mode="repeat", t_max=20)
     ep = play(env, Scripted([INTO_THE_HOLE]), Scripted([INTO_THE_HOLE]), np.zeros(1, bool), cfg,
               np.random.default_rng(0), seeds=1)
     assert ep.t_a[0] == 2 and ep.t_b[0] == 2 and ep.bob_success[0]
@@ -78,7 +78,7 @@ def test_alice_in_a_hole_hands_over_and_bob_can_repeat_it():
 @pytest.mark.parametrize("must_act,t_b", [(True, 1), (False, 0)])
 def test_bob_needs_one_action_to_win(must_act, t_b):
     env = frozen_lake(1)                                     # Alice stops at once; Bob bumps the wall
-    cfg = ASPConfig(mode="repeat", t_max=20, bob_must_act=must_act)
+    cfg = SelfPlayConfig(mode="repeat", t_max=20, bob_must_act=must_act)
     STOP = env.num_actions - 1
     ep = play(env, Scripted([[STOP]]), Scripted([[LEFT]]), np.zeros(1, bool), cfg, np.random.default_rng(0),
               seeds=1)
@@ -87,18 +87,18 @@ def test_bob_needs_one_action_to_win(must_act, t_b):
 
 def test_time_input_is_t_over_each_episode_kinds_cap():
     env = frozen_lake(2)
-    cfg = ASPConfig(mode="repeat", t_max=10, time_input=True)
+    cfg = SelfPlayConfig(mode="repeat", t_max=10, time_input=True)
     STOP = env.num_actions - 1
     alice, bob = Scripted([[RIGHT, STOP]] * 2), Scripted([[RIGHT, RIGHT, RIGHT, LEFT]] * 2)
     ep = play(env, alice, bob, np.array([False, True]), cfg, np.random.default_rng(0), seeds=1)
     assert alice.inputs[0].shape == (2, env.input_dim + 1)
     np.testing.assert_allclose([x[1, -1] for x in bob.inputs[:3]], [0, 1 / 20, 2 / 20])     # t_max_target
-    np.testing.assert_allclose([x[0, -1] for x in alice.inputs[:2]], [0, 1 / 10])         # ASPConfig.t_max
+    np.testing.assert_allclose([x[0, -1] for x in alice.inputs[:2]], [0, 1 / 10])         # SelfPlayConfig.t_max
     np.testing.assert_allclose(ep.time_frac[:3, 1], [0, 1 / 20, 2 / 20])
 
 
 def test_time_input_trains_an_mlp_with_one_more_input():
-    cfg = ASPConfig(mode="repeat", t_max=30, batch=8, time_input=True, hidden=(8,), eval_every=16,
+    cfg = SelfPlayConfig(mode="repeat", t_max=30, batch=8, time_input=True, hidden=(8,), eval_every=16,
                     eval_episodes=8)
     env = MountainCar(2 * cfg.batch, t_max_target=30)
     curves, bob = train(env, "self_play", cfg, 2, 8, np.random.default_rng(0))
@@ -110,7 +110,7 @@ def test_time_input_trains_an_mlp_with_one_more_input():
 @pytest.mark.parametrize("overrides,error,match", [
     ({"reached": None}, TypeError, r"reached=lambda state, goal"),
     ({"target_goal": None}, TypeError, r"target_goal=\.\.\., the target task's goal"),
-    ({"t_max": 50}, TypeError, r"t_max_target=.*ASPConfig\(t_max="),
+    ({"t_max": 50}, TypeError, r"t_max_target=.*SelfPlayConfig\(t_max="),
     ({"target_goal": np.array([3.0, 3.0, 0.0])}, ValueError, r"target_goal has shape \(3,\).*\(2,\)"),
     ({"get_state": lambda env: float(env.unwrapped.s)}, ValueError, r"get_state\(env\) returned shape \(\)"),
 ])
@@ -120,13 +120,13 @@ def test_wrapper_errors_name_the_problem_and_the_fix(overrides, error, match):
 
 
 def test_train_refuses_a_batch_the_env_does_not_hold():
-    cfg = ASPConfig(batch=8)
+    cfg = SelfPlayConfig(batch=8)
     with pytest.raises(ValueError, match=r"n = 12 rows but seeds x cfg.batch = 2 x 8 = 16"):
         train(MountainCar(12), "self_play", cfg, 2, 10, np.random.default_rng(0))
 
 
 def test_time_input_on_a_tabular_policy_is_refused():
-    cfg = ASPConfig(batch=4, time_input=True)
+    cfg = SelfPlayConfig(batch=4, time_input=True)
     with pytest.raises(ValueError, match="time_input needs an MLP policy"):
         train(Hallway(4), "self_play", cfg, 1, 10, np.random.default_rng(0))
 
@@ -173,4 +173,4 @@ class OldCapName(OldStep):
 ])
 def test_env_mistakes_are_named(env, error, match):
     with pytest.raises(error, match=match):
-        train(env, "target_only", ASPConfig(batch=4, t_max=10), 1, 4, np.random.default_rng(0))
+        train(env, "target_only", SelfPlayConfig(batch=4, t_max=10), 1, 4, np.random.default_rng(0))

@@ -5,7 +5,7 @@ import pytest
 
 from fivestack.asp.envs.hallway import LEFT, RIGHT, STOP, Hallway
 from fivestack.asp.rewards import alice_reward, bob_reward, bob_time
-from fivestack.asp.selfplay import ALICE, BOB, ASPConfig, play
+from fivestack.asp.selfplay import ALICE, BOB, SelfPlayConfig, play
 
 
 def test_rewards_on_hand_values():
@@ -71,7 +71,7 @@ class AlwaysLeft:
 
 def _run(mode, bob, starts=(5, 10), k=3, t_max=30):
     env = FixedStartHallway(list(starts), t_max_target=t_max)
-    cfg = ASPConfig(mode=mode, gamma=0.1, t_max=t_max)
+    cfg = SelfPlayConfig(mode=mode, gamma=0.1, t_max=t_max)
     ep = play(env, WalkRight(k), bob, np.zeros(len(starts), bool), cfg, np.random.default_rng(0), seeds=1)
     return env, ep
 
@@ -113,7 +113,7 @@ def test_repeat_failure_pays_alice_for_the_rest_of_the_budget():
 
 def test_target_rows_are_bob_only_with_the_task_flag():
     env = Hallway(64)
-    cfg = ASPConfig(mode="reverse", gamma=0.1, t_max=30)
+    cfg = SelfPlayConfig(mode="reverse", gamma=0.1, t_max=30)
     target = np.arange(64) % 2 == 0
     ep = play(env, WalkRight(2), FastBob(25), target, cfg, np.random.default_rng(1), seeds=1)
     assert not (ep.player[:, target] == ALICE).any()
@@ -125,7 +125,7 @@ def test_target_rows_are_bob_only_with_the_task_flag():
 
 def test_separate_budgets_stop_alice_at_her_cap_and_give_bob_his_own():
     env = FixedStartHallway([0, 3], length=100, t_max_target=30)
-    cfg = ASPConfig(mode="reverse", gamma=0.1, t_max=60, t_max_bob=30)
+    cfg = SelfPlayConfig(mode="reverse", gamma=0.1, t_max=60, t_max_bob=30)
     ep = play(env, WalkRight(100), AlwaysLeft(), np.zeros(2, bool), cfg, np.random.default_rng(0), seeds=1)
     np.testing.assert_array_equal(ep.t_a, [30, 30])            # forced STOP at her 30th action
     np.testing.assert_array_equal(ep.t_b, [30, 30])            # Bob's own 30, never stopping: failure

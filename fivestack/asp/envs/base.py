@@ -16,7 +16,7 @@ stepped. What a subclass must provide (``check_env`` names whatever is missing):
 
 - attributes ``n``, ``num_actions``, ``state``, ``tabular`` (False for an MLP policy, which then needs
   ``input_dim``; True for a table, which needs ``policy_keys``) and ``t_max_target``, the cap on a
-  target-task episode's steps. The self-play cap (Alice + Bob) is ``ASPConfig.t_max``, a setting of the run.
+  target-task episode's steps. The self-play cap (Alice + Bob) is ``SelfPlayConfig.t_max``, a setting of the run.
 - ``reset(rng, target)``: new episodes in every row; rows where ``target`` is True start a target-task episode.
 - ``set_state(states, where)``: put rows ``where`` back into ``states`` (used at Alice's STOP in repeat mode).
 - ``step(actions, moving, target) -> (reward, reached, ended)``: advance the rows ``moving``; ``reward`` is
@@ -27,10 +27,10 @@ stepped. What a subclass must provide (``check_env`` names whatever is missing):
   state) and an ended Bob who has not matched her fails.
 - ``target_goal() -> (n, D)``: the goal state Bob is given on the target task (shown to the policy as s_goal).
 - ``encode(states, goals, z)``: the policy input for (s_t, s_goal, z); Alice gets (s_t, s_0, 0), Bob
-  (s_t, s*, 0) in self-play and (s_t, target_goal, 1) on the target task. With ``ASPConfig.time_input`` the
+  (s_t, s*, 0) in self-play and (s_t, target_goal, 1) on the target task. With ``SelfPlayConfig.time_input`` the
   trainer appends t / t_max itself, so ``encode`` never sees time.
 - ``success(states, goals)``: Bob's self-play test (exact match, a distance threshold, or "every count at least
-  Alice's"); tested after each of Bob's steps, so he needs at least one (``ASPConfig.bob_must_act``).
+  Alice's"); tested after each of Bob's steps, so he needs at least one (``SelfPlayConfig.bob_must_act``).
 - ``bob_stops``: True when Bob must emit STOP to finish (the hallway); then ``target_stop(states, t)`` scores
   a target episode that Bob stopped. Otherwise STOP is masked for Bob.
 - ``count_key(states)``: an integer per row for the count-based baseline's N(s) (a default hashes the state).
@@ -53,7 +53,7 @@ class ASPEnvBase:
     state_dim: int
     tabular = False
     bob_stops = False
-    t_max_target = 100    # cap on a target-task episode's steps (the self-play cap is ASPConfig.t_max)
+    t_max_target = 100    # cap on a target-task episode's steps (the self-play cap is SelfPlayConfig.t_max)
     state: np.ndarray
 
     def set_state(self, states: np.ndarray, where: np.ndarray) -> None:
@@ -90,7 +90,7 @@ def check_env(env) -> None:
             raise TypeError(f"{name} has no attribute {attr!r}; see fivestack.asp.envs.base")
     if hasattr(env, "t_max"):
         raise TypeError(f"{name} has an attribute t_max: the env's cap is named t_max_target (target-task "
-                        "steps) and the self-play cap is ASPConfig.t_max; rename it to t_max_target")
+                        "steps) and the self-play cap is SelfPlayConfig.t_max; rename it to t_max_target")
     need = "policy_keys" if getattr(env, "tabular", False) else "input_dim"
     if not hasattr(env, need):
         raise TypeError(f"{name} has no attribute {need!r} (the policy's input size); see fivestack.asp.envs.base")
@@ -119,10 +119,10 @@ class GymnasiumASPEnv(ASPEnvBase):
       reached(state, goal)        -> bool; the target task's success test, after each step. ``terminated``
                                      only ends an episode: terminated without reached is a failure (a hole).
       target_goal                 -> 1-D array in get_state's space: the goal Bob is shown on the target task
-      t_max_target                -> cap on a target-task episode's steps (the self-play cap is ASPConfig.t_max)
-    The policy sees (state, goal state, episode-kind flag) and, with ``ASPConfig.time_input``, t / t_max; the
+      t_max_target                -> cap on a target-task episode's steps (the self-play cap is SelfPlayConfig.t_max)
+    The policy sees (state, goal state, episode-kind flag) and, with ``SelfPlayConfig.time_input``, t / t_max; the
     target reward is the env's own. ``truncated`` (the env's own time limit) also ends an episode as a
-    failure, so make that limit at least ``ASPConfig.t_max`` and ``t_max_target``.
+    failure, so make that limit at least ``SelfPlayConfig.t_max`` and ``t_max_target``.
 
         env = GymnasiumASPEnv(make, get_state, set_state, distance, threshold=0.5, reached=reached,
                               target_goal=goal, t_max_target=100, n=seeds * cfg.batch)
@@ -134,7 +134,7 @@ class GymnasiumASPEnv(ASPEnvBase):
                  t_max_target: int = 200, seed: int = 0, t_max=None):
         if t_max is not None:
             raise TypeError("GymnasiumASPEnv has no t_max: the cap on a target-task episode is t_max_target=..., "
-                            "and the self-play cap (Alice + Bob) is ASPConfig(t_max=...)")
+                            "and the self-play cap (Alice + Bob) is SelfPlayConfig(t_max=...)")
         if not callable(reached):
             raise TypeError("GymnasiumASPEnv needs reached=lambda state, goal: ... -> bool, the target task's "
                             "success test (terminated alone is not success: it is also a fall into a hole)")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from fivestack.asp.envs.base import ASPEnvBase
-from fivestack.asp.selfplay import ASPConfig
+from fivestack.asp.selfplay import SelfPlayConfig
 
 WAIT, MINE, TRAIN_WORKER, BUILD_BARRACKS, BUILD_DEPOT, TRAIN_MARINE, STOP = range(7)
 MINERALS, IDLE, MINING, BARRACKS, DEPOTS, MARINES, T_WORKER, T_BARRACKS, T_DEPOT, T_MARINE = range(10)
@@ -27,12 +27,12 @@ TIME = {TRAIN_WORKER: 12, BUILD_BARRACKS: 40, BUILD_DEPOT: 20, TRAIN_MARINE: 15}
 SUPPLY_BASE, SUPPLY_PER_DEPOT, START_WORKERS = 10, 8, 4
 
 
-def config() -> ASPConfig:
+def config() -> SelfPlayConfig:
     """Table 1, StarCraft column: lr 0.003, batch 32, t_max 200, entropy 0 (target) / 0.003 (self-play),
     gamma 0.01, 10% target episodes, repeat; MLP 50-50. The count-based baseline uses alpha 0.1 on the
     global counts, the paper's best. ``bob_must_act=False`` and no time input, as the figures in docs/asp.md
     were measured (the paper requires one action of Bob and fed t / t_max)."""
-    return ASPConfig(mode="repeat", gamma=0.01, t_max=200, target_share=0.1, batch=32, lr=0.003,
+    return SelfPlayConfig(mode="repeat", gamma=0.01, t_max=200, target_share=0.1, batch=32, lr=0.003,
                      entropy=0.003, entropy_target=0.0, hidden=(50, 50), count_alpha=0.1,
                      random_alice_steps=100, eval_every=100, eval_episodes=32, bob_must_act=False)
 

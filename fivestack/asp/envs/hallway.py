@@ -11,18 +11,18 @@ from __future__ import annotations
 import numpy as np
 
 from fivestack.asp.envs.base import ASPEnvBase
-from fivestack.asp.selfplay import ASPConfig
+from fivestack.asp.selfplay import SelfPlayConfig
 
 LEFT, RIGHT, STOP = 0, 1, 2
 
 
-def config() -> ASPConfig:
+def config() -> SelfPlayConfig:
     """Table 1, hallway column: lr 0.1, batch 16, t_max 30, entropy 0, gamma 0.033, reverse, no target
     episodes mixed in. "The maximum allowed steps for Alice and Bob" is 30 *each* here: Alice is stopped
     after 30 actions, Bob has 30, and a failed Bob counts t_B = 60 - t_A (a shared 30 would cap Alice's
     tasks at 14 steps, Bob would never see the longer half of the target pairs, and success stalls near
     75%). Random Alice: uniform left/right until her 30 actions are spent, as in the paper."""
-    return ASPConfig(mode="reverse", gamma=0.033, t_max=60, t_max_bob=30, target_share=0.0, batch=16,
+    return SelfPlayConfig(mode="reverse", gamma=0.033, t_max=60, t_max_bob=30, target_share=0.0, batch=16,
                      lr=0.1, count_alpha=0.1, random_alice_steps=30, eval_every=2000, eval_episodes=64,
                      count_self_play=True)
 

@@ -38,7 +38,7 @@ from dataclasses import replace
 import numpy as np
 
 from fivestack.asp.envs.base import ASPEnvBase
-from fivestack.asp.selfplay import ASPConfig
+from fivestack.asp.selfplay import SelfPlayConfig
 
 UP, DOWN, LEFT, RIGHT, TOGGLE, STOP = range(6)
 COLUMNS = ("agent_row", "agent_col", "light_row", "light_col", "key_row", "key_col",
@@ -46,7 +46,7 @@ COLUMNS = ("agent_row", "agent_col", "light_row", "light_col", "key_row", "key_c
 AR, AC, LR, LC, KR, KC, VERT, WALL, DOOR, LIGHT, OPEN, GR, GC = range(len(COLUMNS))
 
 
-def config() -> ASPConfig:
+def config() -> SelfPlayConfig:
     """Table 1, MazeBase column: t_max 80, entropy 0.003, gamma 0.1, 20% target episodes, repeat mode,
     p(light off) 0.5, MLP 100-50 tanh, lr 0.003. The paper's rules: Bob must act at least once and every
     policy sees t / t_max. Random Alice: uniform moves, stopping after a number drawn uniformly from 1..40
@@ -54,7 +54,7 @@ def config() -> ASPConfig:
     target episode, and a budget of ``EPISODES`` target episodes instead of the paper's millions. Measured
     (docs/asp.md): within that budget no method leaves the level of random moves, though Alice's
     curriculum grows (she turns the light on in a third of her tasks by the end)."""
-    return ASPConfig(mode="repeat", gamma=0.1, t_max=80, target_share=0.2, batch=64, lr=0.003,
+    return SelfPlayConfig(mode="repeat", gamma=0.1, t_max=80, target_share=0.2, batch=64, lr=0.003,
                      entropy=0.003, entropy_target=0.003, hidden=(100, 50), random_alice_steps=(1, 40),
                      eval_every=1000, eval_episodes=128, bob_must_act=True, time_input=True)
 
@@ -235,7 +235,7 @@ def untrained_level(seeds: int = 10, episodes: int = 1024, seed: int = 0) -> dic
             "uniform_random_moves": round(float(np.mean(solved)), 4)}
 
 
-def target_behaviour(env: LightKey, bob, cfg: ASPConfig, seeds: int, rng, reps: int = 8) -> dict:
+def target_behaviour(env: LightKey, bob, cfg: SelfPlayConfig, seeds: int, rng, reps: int = 8) -> dict:
     """What Bob does on fresh target episodes: the share in which the light gets turned on, the door opened
     and the flag reached (``reps`` batches of ``env.n`` episodes, sampled actions). Bob is the second value
     ``fivestack.asp.selfplay.train`` returns, or an untrained ``make_policy``."""

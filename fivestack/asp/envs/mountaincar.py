@@ -28,20 +28,20 @@ from types import SimpleNamespace
 
 from fivestack.asp.envs import box2d_car
 from fivestack.asp.envs.base import ASPEnvBase, GymnasiumASPEnv
-from fivestack.asp.selfplay import ASPConfig
+from fivestack.asp.selfplay import SelfPlayConfig
 
 FORCES = np.linspace(-1.0, 1.0, 5)
 MIN_POSITION, MAX_POSITION, MAX_SPEED, GOAL_POSITION, POWER = -1.2, 0.6, 0.07, 0.45, 0.0015
 
 
-def gym_config() -> ASPConfig:
+def gym_config() -> SelfPlayConfig:
     """The Gymnasium variant. Table 1, MountainCar column: lr 0.003, batch 128, t_max 500, entropy 0.003, gamma 0.01,
     repeat, target share 1-10% (we use 10%), MLP 50-50. Deviation: Alice's STOP logit starts at -3 (the paper's
     STOP is a separate binary head): with an even start she stopped after ~6 actions, never left the 0.2 ball
     around s_0, and Bob won every task at t_B = 0, so she had no gradient at all. ``bob_must_act=False`` and no
     time input, as the figures in docs/asp.md were measured (the paper requires one action of Bob and fed t /
     t_max)."""
-    return ASPConfig(mode="repeat", gamma=0.01, t_max=500, target_share=0.1, batch=128, lr=0.003,
+    return SelfPlayConfig(mode="repeat", gamma=0.01, t_max=500, target_share=0.1, batch=128, lr=0.003,
                      entropy=0.003, entropy_target=0.003, hidden=(50, 50), random_alice_steps=100,
                      eval_every=100, eval_episodes=32, alice_stop_bias=-3.0,
                      bob_must_act=False)
@@ -177,7 +177,7 @@ class RLLabMountainCar(MountainCar):
                 "at_top": (s_star[:, 0] >= box2d_car.GOAL_X).astype(float)}
 
 
-def config() -> ASPConfig:
+def config() -> SelfPlayConfig:
     """Table 1, MountainCar column, with the paper's rules: lr 0.003, batch 128, t_max 500 (self-play,
     Alice + Bob) and 500 target steps, entropy 0.003, gamma 0.01, repeat, 10% target episodes (the paper:
     1-10%), MLP 50-50 tanh, RMSProp, init N(0, 0.2); Bob must act at least once (``bob_must_act``) and the
@@ -185,7 +185,7 @@ def config() -> ASPConfig:
     episodes with 10% target, 6,400 target episodes. Evaluation: every 320 target episodes, 128 fresh target
     episodes per seed with sampled actions. Deviation: STOP is the sixth action of one softmax (the paper: a
     separate binary head); its logit starts at 0 like the others."""
-    return ASPConfig(mode="repeat", gamma=0.01, t_max=500, target_share=0.1, batch=128, lr=0.003,
+    return SelfPlayConfig(mode="repeat", gamma=0.01, t_max=500, target_share=0.1, batch=128, lr=0.003,
                      entropy=0.003, entropy_target=0.003, hidden=(50, 50), eval_every=320, eval_episodes=128,
                      bob_must_act=True, time_input=True, random_alice_steps=100)
 

@@ -35,7 +35,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from fivestack.asp.envs.base import ASPEnvBase
-from fivestack.asp.selfplay import ASPConfig
+from fivestack.asp.selfplay import SelfPlayConfig
 
 SWIMMER_MJCF = """
 <mujoco model="gather_swimmer">
@@ -279,7 +279,7 @@ def reference_levels(episodes: int = 100, seed: int = 0, t_max_target: int = 166
     return out
 
 
-def config() -> ASPConfig:
+def config() -> SelfPlayConfig:
     """Table 1, SwimmerGather column: lr 0.003, t_max 200 for self-play (Alice + Bob) and 166 target actions,
     entropy 0.003 in self-play and 0 on the target task, gamma 0.01, 10% target episodes, reverse; MLP 50-50
     tanh (the paper does not give the swimmer's sizes), RMSProp, init N(0, 0.2); Bob acts at least once and
@@ -290,14 +290,14 @@ def config() -> ASPConfig:
     STOP has probability 0.05 per action at first (the paper's binary STOP head starts at 0.5; an even
     softmax over 82 actions would give 0.012). Evaluation: every 40 target episodes, 16 fresh target
     episodes per seed, sampled actions."""
-    return ASPConfig(mode="reverse", gamma=0.01, t_max=200, target_share=0.1, batch=40, lr=0.003,
+    return SelfPlayConfig(mode="reverse", gamma=0.01, t_max=200, target_share=0.1, batch=40, lr=0.003,
                      entropy=0.003, entropy_target=0.0, hidden=(50, 50), count_alpha=0.1,
                      eval_every=40, eval_episodes=16, bob_must_act=True, time_input=True,
                      alice_stop_bias=1.45)
 
 
-def ppo_config() -> ASPConfig:
-    """The labelled second learner: the same settings with PPO's clipped surrogate (``ASPConfig.algo``)."""
+def ppo_config() -> SelfPlayConfig:
+    """The labelled second learner: the same settings with PPO's clipped surrogate (``SelfPlayConfig.algo``)."""
     cfg = config()
     cfg.algo = "ppo"
     return cfg
