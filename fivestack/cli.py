@@ -312,70 +312,37 @@ def eval_command(
     """Rate a version of a run by TrueSkill (random = 0) and print its win rates against each opponent."""
     import json
 
-    from fivestack.runs.checkpoints import CheckpointError, latest_checkpoint, load_checkpoint
-    from fivestack.match.agents import load_run_policy
-    from fivestack.system.evaluator import RatingEvaluator, version_name
-    from fivestack.match.games import wilson_interval
+    from fivestack.runs.checkpoints import CheckpointError
+    from fivestack.system.eval_report import rate_run_version
 
-    if games is not None and games < 1:
-        _fail(f"--games must be at least 1, got {games}")
+    err = Console(stderr=True, highlight=False)
+    items = None if not against else [a.strip() for a in against.split(",") if a.strip()]
     try:
-        policy, cfg, number = load_run_policy(f"{run}:{version}")
-        state = load_checkpoint(latest_checkpoint(run))[2].get("ratings", {})
+        report = rate_run_version(run, version, games, items, status=err.status)
     except (ValueError, CheckpointError) as exc:
         _fail(str(exc))
         return
-    evaluator = RatingEvaluator(cfg, run / "pool", state=state, seed=number)
-    name = version_name(number)
-    evaluator.policies[name] = policy
-    evaluator.ratings.pop(number, None)  # rate it afresh
-    err = Console(stderr=True, highlight=False)
-    opponents = None
-    with err.status("placing the bots on the scale (once per run) ..."):
-        evaluator.calibrate_bots()
-    if against:
-        opponents = []
-        for item in (a.strip() for a in against.split(",") if a.strip()):
-            ref = version_name(int(item.lstrip("v"))) if item.lstrip("v").isdigit() else item
-            if ref.startswith("v") and ref not in evaluator.references.references:
-                other = int(ref[1:])
-                try:
-                    evaluator.policies[ref] = load_run_policy(f"{run}:{other}")[0]
-                except ValueError as exc:
-                    _fail(f"--against {item}: {exc}")
-                with err.status(f"rating {ref} first, so that it can serve as a reference ..."):
-                    evaluator.rate_version(other)
-            elif not ref.startswith("v") and ref not in evaluator.references.references:
-                _fail(f"--against {item!r}: unknown opponent; use random, scripted-weak, scripted or a version number")
-            opponents.append(ref)
-    with err.status(f"rating {name} ..."):
-        record = evaluator.rate_version(number, games=games, opponents=opponents)
-    table = Table(title=f"{run} {name}: TrueSkill {record['mu']:.1f} +- {record['sigma']:.1f} (random = 0)")
+    Console(highlight=False).print(_eval_table(report))
+    out = out or run / "eval" / f"{report.name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report.to_json(), indent=1))
+    print(f"written to {out}")
+
+
+def _eval_table(report) -> Table:
+    record, name = report.record, report.name
+    table = Table(title=f"{report.run} {name}: TrueSkill {record['mu']:.1f} +- {record['sigma']:.1f} (random = 0)")
     for column in ("agent", "mu", "sigma", "games", f"{name} score [95% CI]", "draws"):
         table.add_column(column, justify="left" if column == "agent" else "right")
     table.caption = ("score: wins and half the draws per game (as TrueSkill counts them); draws: games the time "
                      "limit ended")
-    wins = sum(r["win_rate"] * r["games"] for r in record["opponents"].values())
-    draws = sum(r.get("draw_rate", 0.0) * r["games"] for r in record["opponents"].values())
-    low, high = wilson_interval(wins, record["games"])
+    low, high = report.ci95
     table.add_row(name, f"{record['mu']:.2f}", f"{record['sigma']:.2f}", str(record["games"]),
-                  f"{wins / record['games']:.0%} [{low:.0%}, {high:.0%}]", f"{draws / record['games']:.0%}")
-    rows = []
-    for opponent, result in record["opponents"].items():
-        rating = evaluator.bots.get(opponent) or evaluator.ratings.get(int(opponent[1:]))
-        rows.append({"agent": opponent, "mu": rating.mu, "sigma": rating.sigma, "games": result["games"],
-                     "win_rate": result["win_rate"], "ci95": result["ci95"],
-                     "draw_rate": result.get("draw_rate", 0.0)})
-        table.add_row(opponent, f"{rating.mu:.2f}", f"{rating.sigma:.2f}", str(result["games"]),
-                      f"{result['win_rate']:.0%} [{result['ci95'][0]:.0%}, {result['ci95'][1]:.0%}]",
-                      f"{result.get('draw_rate', 0.0):.0%}")
-    Console(highlight=False).print(table)
-    out = out or run / "eval" / f"{name}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"run": str(run), "version": number, "mu": record["mu"], "sigma": record["sigma"],
-                               "games": record["games"], "win_rate": wins / record["games"], "ci95": [low, high],
-                               "opponents": rows}, indent=1))
-    print(f"written to {out}")
+                  f"{report.score:.0%} [{low:.0%}, {high:.0%}]", f"{report.draw_rate:.0%}")
+    for row in report.opponents:
+        table.add_row(row["agent"], f"{row['mu']:.2f}", f"{row['sigma']:.2f}", str(row["games"]),
+                      f"{row['win_rate']:.0%} [{row['ci95'][0]:.0%}, {row['ci95'][1]:.0%}]", f"{row['draw_rate']:.0%}")
+    return table
 
 
 def _show_config(cfg) -> None:
