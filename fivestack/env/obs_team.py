@@ -51,9 +51,9 @@ from fivestack.game.layout import (
     G_FRAME, G_GLYPH_CD0, G_KILLS0, G_MAX_FRAMES, G_MODE, G_RUNE0, G_TOWERS_LOST0, GOLD, HASTE, HERO_TYPE,
     HEROES_PER_TEAM, HP, HP_HISTORY_LEN, HP_MAX, INT, INVULN, IT_CHARGES, IT_COOLDOWN, IT_ID, K_COURIER,
     K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, K_HERO, K_TOWER, KILLS, KIND, LANE, LAST_HITS, LEVEL, MAGIC_RES,
-    MANA, MANA_MAX, MAP_SIZE, MAX_UNITS, MODE_1V1_MID, MOVE_SPEED, N_HEROES, N_INVENTORY, N_ITEM_SLOTS,
-    N_UNIT_SLOTS, NET_WORTH, NEUTRAL_TEAM, PROTECTED, REGEN, RESPAWN, SILENCE, SLOT_CREEPS, SLOW, STR, STUN, SUBTYPE,
-    TARGET, TEAM, TP_CHANNEL, VISION_DAY, VISION_NIGHT, X, XP, Y,
+    MANA, MANA_MAX, MANA_RESTORE, MAP_SIZE, MAX_UNITS, MODE_1V1_MID, MOVE_SPEED, N_HEROES, N_INVENTORY,
+    N_ITEM_SLOTS, N_UNIT_SLOTS, NET_WORTH, NEUTRAL_TEAM, PROTECTED, REGEN, RESPAWN, SILENCE, SLOT_CREEPS, SLOW, STR,
+    STUN, SUBTYPE, TARGET, TEAM, TP_CHANNEL, VISION_DAY, VISION_NIGHT, X, XP, Y,
 )
 
 HALF_MAP = MAP_SIZE / 2.0
@@ -259,7 +259,8 @@ def encode_modifiers(S, D, O, g, team):
         if not hero_in_view(S, g, team, h):
             continue
         timers = (np.int64(ui[g, h, STUN]), np.int64(ui[g, h, SILENCE]), np.int64(ui[g, h, SLOW]),
-                  np.int64(ui[g, h, DOT]), np.int64(ui[g, h, BUFF]), np.int64(ui[g, h, REGEN]),
+                  np.int64(ui[g, h, DOT]), np.int64(ui[g, h, BUFF]),
+                  np.int64(max(ui[g, h, REGEN], ui[g, h, MANA_RESTORE])),  # either restore: regeneration
                   np.int64(ui[g, h, INVULN]), np.int64(ui[g, h, DOUBLE_DAMAGE]), np.int64(ui[g, h, HASTE]),
                   np.int64(hf[g, h, AEGIS] * FRAMES_PER_SECOND))
         for m in range(10):

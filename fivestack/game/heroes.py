@@ -44,6 +44,12 @@ class Ability:
       strongest aura of each kind counts, not their sum.
     * global (``global_cast``): a T_NONE ability whose effects land on every living hero the ability
       affects (enemy heroes, or allied heroes for ``affects`` 2) wherever they are, seen or not.
+    * burning ground (``dot`` > 0 on an area, ``radius`` > 0): the area's ground burns for ``dot_time`` s from
+      the cast. Every unit the ability affects burns (its damage-over-time status: ``dot`` per second, +50% per
+      level, credited to the caster) for each frame it stands within ``radius`` of the centre: those there at
+      the cast and those that walk in later; a unit that leaves stops burning (it burns again if it comes
+      back). A unit has one damage-over-time status: the ground takes it over while the unit stands in it. One
+      ground per hero (a new one replaces the old); its hero's death does not put it out.
     """
 
     name: str

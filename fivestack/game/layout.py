@@ -106,10 +106,10 @@ ORDER = 7  # hero order, see O_*
 STUN = 8  # frames left
 SILENCE = 9
 SLOW = 10
-DOT = 11
+DOT = 11  # frames left of damage over time (DOT_DPS per second)
 DOT_SOURCE = 12  # hero index credited for damage over time, -1 none
 BUFF = 13  # frames left on the armor/damage/speed buff
-REGEN = 14  # frames left on REGEN_BUFF / MANA_BUFF
+REGEN = 14  # frames left on REGEN_BUFF (a poultice, the regeneration rune)
 INVULN = 15  # frames of glyph invulnerability (towers)
 PROTECTED = 16  # 1 while tier protection makes the building invulnerable
 LAST_HERO = 17  # last hero index that damaged this unit, -1 none
@@ -122,7 +122,9 @@ KILLER_HERO = 23  # hero credited with the killing blow, -1 none
 INVISIBLE = 24  # frames left of invisibility (hidden from the enemy team's vision)
 LIFETIME = 25  # frames before a summoned unit expires; 0 for every other unit
 SUMMONER = 26  # the hero that summoned this unit (meaningful while LIFETIME > 0)
-N_UI = 27
+DOT_GROUND = 27  # 1 while the damage over time is DOT_SOURCE's burning ground's (it stops when the unit leaves)
+MANA_RESTORE = 28  # frames left on MANA_BUFF (a clear_draught, the regeneration rune): its own timer, not REGEN
+N_UI = 29
 
 HP_HISTORY_LEN = 16
 
@@ -155,7 +157,9 @@ CAST_Y = 13
 DAMAGE_DEALT = 14  # stats for the summary
 LANE_TIME_OUT = 15
 HERO_ATTACK_FRAME = 16  # frame at which this hero last hit an enemy hero (tower aggro)
-N_HF = 17
+GROUND_X = 17  # centre of this hero's burning ground (meaningful while hi GROUND_LEFT > 0)
+GROUND_Y = 18
+N_HF = 19
 
 # ---------------------------------------------------------------- hero int fields: hi[g, h, FIELD]
 HERO_TYPE = 0
@@ -175,7 +179,10 @@ ACTIVE = 19  # hero takes part in this game (1v1 mid uses two)
 INVALID_ACTIONS = 20
 BUILD_POS = 21  # next entry of the scripted item build
 CHANNEL_LEFT = 22  # frames of channelling left (O_CHANNEL)
-N_HI = 23
+GROUND_LEFT = 23  # frames left of this hero's burning ground (an area ability with damage over time), 0 none
+GROUND_ABILITY = 24  # the ability id and level of that ground
+GROUND_LEVEL = 25
+N_HI = 26
 
 # ---------------------------------------------------------------- items: items[g, h, slot, FIELD]
 N_INVENTORY = 6

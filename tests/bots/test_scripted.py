@@ -319,7 +319,9 @@ def test_scripted_leads_random_after_ten_minutes():
     assert (hi[:, :5, LEVEL].mean(axis=1) > hi[:, 5:, LEVEL].mean(axis=1) + 1).all()
     assert (gi[:, G_TOWERS_LOST0 + 1] > gi[:, G_TOWERS_LOST0]).all()
     net_worth = game.state.hf[:, :, NET_WORTH]
-    assert (net_worth[:, :5].sum(axis=1) > 1.15 * net_worth[:, 5:].sum(axis=1)).all()
+    # 1.1 since Ember Field became a burning ground, which changed these seeded games (both sides cast it): the
+    # four games' net-worth leads went from 1.32 / 2.03 / 1.19 / 1.63 to 1.35 / 1.58 / 1.14 / 1.45
+    assert (net_worth[:, :5].sum(axis=1) > 1.1 * net_worth[:, 5:].sum(axis=1)).all()
     assert (hi[:, :5, LAST_HITS].sum(axis=1) > 5 * hi[:, 5:, LAST_HITS].sum(axis=1)).all()
 
 

@@ -10,6 +10,10 @@ The state hashes were re-taken when the 17-hero pool added state columns (auras,
 channels): the arrays grew, so their bytes changed, while every observation hash stayed the same. The observation
 hashes were re-taken when the hero identities became observation groups the policy embeds (``hero_ids``, every
 hero of the game, public; ``own_hero_id``): new arrays of the observation, while every state hash stayed the same.
+Both were re-taken when two rule bugs were fixed: Ember Field became a burning ground (units that walk in burn,
+units that walk out stop) and the poultice and the clear_draught got a timer each; the state gained columns
+(hi GROUND_*, hf GROUND_X/Y, ui DOT_GROUND, MANA_RESTORE), so every state hash changed; the 1v1 observation
+hash stayed the same (its two Bulwarks play the same game as before), the 5v5 ones changed with the games.
 """
 
 from __future__ import annotations
@@ -36,10 +40,10 @@ TRACES = {
     "5v5-scripted-33min": ("5v5", "scripted", "scripted", 15_000),
 }
 GOLDEN = {
-    "1v1": {"state": "b4d27e857bd6512b1164bb7a16f9ae68", "observation": "ffccbf3bfcafa1e3e8c9d13bc54f8e76"},
-    "5v5": {"state": "48b11bd31e34fe0a5c33e2a3f7b6447b", "observation": "39cbd960d672ef13e06eba89755a2484"},
-    "5v5-scripted-33min": {"state": "0aca6e5de135b68fcac354d29e599289",
-                           "observation": "c0efc3b4a75c7199cf5984b7128a76bc"},
+    "1v1": {"state": "3879a1d524b647753a7d57aa0db7450c", "observation": "ffccbf3bfcafa1e3e8c9d13bc54f8e76"},
+    "5v5": {"state": "b4f6ce24a2de91d637359710b3d23a23", "observation": "8f1bc6f39d2d6f57a663880f206d6366"},
+    "5v5-scripted-33min": {"state": "34e94775a9d604123ca9754da01bbd75",
+                           "observation": "59e80e991ffb96bf674602db19e7cf9b"},
 }
 
 

@@ -18,7 +18,7 @@ from rules_arena import (
     new_game, place, run, see, spawn_creep, steps_for, steps_refused, target,
 )
 from fivestack.game.layout import (
-    A_ABILITY0, A_ATTACK, A_MOVE, ABILITY_CD, ABILITY_LEVEL, BUFF, DIRE, FRAMES_PER_SECOND,
+    A_ABILITY0, A_ATTACK, A_MOVE, ABILITY_CD, ABILITY_LEVEL, BUFF, DIRE, DOT, FRAMES_PER_SECOND,
     FRAMES_PER_STEP, HP, HP_MAX, INVALID_ACTIONS, MAGIC_RES, SILENCE, SLOW, SLOW_FRAC, STEP_SECONDS,
     STUN, X, Y,
 )
@@ -154,9 +154,6 @@ def test_ember_field_burns_for_5_seconds_growing_50_percent_per_level():
     assert lost(game, D_VESPER, outside) == 0.0
 
 
-@pytest.mark.xfail(strict=True, reason="README: Ember Field is 'burning ground: damage over time in an area'; "
-                   "the code burns only the units inside the area at the cast (apply_area applies a damage-over-"
-                   "time status once), so an enemy that walks in 1 s later takes 0 damage, not 4 s x 33.75")
 def test_ember_field_burns_an_enemy_that_walks_onto_the_ground_after_the_cast():
     """Point target, burning ground: an enemy that enters the area 1 s after the cast burns for the rest."""
     game = new_game()
@@ -165,6 +162,21 @@ def test_ember_field_burns_an_enemy_that_walks_onto_the_ground_after_the_cast():
     place(game, D_VESPER, 600.0)  # onto the point
     run(game, steps_for(5.0))
     assert lost(game, D_VESPER, outside) > 0.0
+
+
+def test_ember_field_stops_burning_an_enemy_that_walks_off_the_ground():
+    """Point target, burning ground: an enemy inside at the cast that leaves the area 1 s later burns no more
+    (its damage-over-time status ends as it leaves)."""
+    game = new_game()
+    inside, _ = ember_field(game)
+    run(game, steps_for(1.0))
+    place(game, D_BULWARK, 600.0, 400.0)  # 400 from the point
+    run(game, 1)
+    burnt = lost(game, D_BULWARK, inside)
+    assert 0.0 < burnt < magical(30.0 * 1.5) * 1.5
+    assert game.state.ui[G, D_BULWARK, DOT] == 0
+    run(game, steps_for(5.0))
+    assert lost(game, D_BULWARK, inside) == burnt
 
 
 # ---------------------------------------------------------------------------------------------- unit + offset

@@ -127,10 +127,6 @@ def test_clear_draught_restores_150_mana_over_20_seconds():
 
 
 @pytest.mark.parametrize("first, second", [("poultice", "clear_draught"), ("clear_draught", "poultice")])
-@pytest.mark.xfail(strict=True, reason="the two consumables share one timer (ui REGEN, with REGEN_BUFF and "
-                   "MANA_BUFF): a clear_draught drunk during a poultice restarts it at 20 s and the poultice "
-                   "heals 40/s for ~20 s (~805 instead of 400); a poultice drunk during a clear_draught cuts "
-                   "it to 10 s (~76 mana instead of 150)")
 def test_poultice_and_clear_draught_together_each_give_their_full_amount(first, second):
     """poultice and clear_draught drunk one step apart: 400 health and 150 mana, each over its own time."""
     game = new_game()

@@ -19,7 +19,7 @@ from fivestack.game import kernels
 from fivestack.game.jit import kernel
 from fivestack.game.layout import (
     ACTIVE, ALIVE, A_ABILITY0, A_ITEM0, DIRE, G_FRAME, HP, HP_MAX, IT_ID, KIND, K_HERO, MANA, MANA_MAX, MAX_UNITS, N_HEROES,
-    N_INVENTORY, REGEN, SLOW, STUN, TARGET, TEAM, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y,
+    MANA_RESTORE, N_INVENTORY, REGEN, SLOW, STUN, TARGET, TEAM, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y,
 )
 
 
@@ -226,7 +226,7 @@ def try_items(S, D, g, h, team, in_fight, at_fountain, out):
                 if try_target(S, D, g, h, prim, -1, 4, 4, out):
                     return True
         elif kind == kernels.ACT_MANA_OVER_TIME:
-            if mana_frac < 0.35 and ui[g, h, REGEN] == 0 and not at_fountain:
+            if mana_frac < 0.35 and ui[g, h, MANA_RESTORE] == 0 and not at_fountain:
                 if try_target(S, D, g, h, prim, -1, 4, 4, out):
                     return True
         elif kind == kernels.ACT_STUN:

@@ -1,7 +1,8 @@
 """What abilities and item actives do once cast: an ability's value at a level, who it affects, its
-effects on one unit or an area (``land_ability``), the new mechanics around them (``resolve_ability``: blink,
-global, summons, the start of a channel; ``channel_tick``; ``refresh_auras``), teleports, charges and the item
-actives (``use_item``). The mechanics' rules are written once, in ``game.heroes.Ability``'s docstring.
+effects on one unit or an area (``land_ability``; an area's damage over time is a burning ground,
+``start_ground`` / ``burn_grounds``), the new mechanics around them (``resolve_ability``: blink, global, summons,
+the start of a channel; ``channel_tick``; ``refresh_auras``), teleports, charges and the item actives
+(``use_item``). The mechanics' rules are written once, in ``game.heroes.Ability``'s docstring.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from fivestack.game.kernels.spatial import can_be_attacked
 from fivestack.game.kernels.stats import refresh_hero
 from fivestack.game.layout import (
     ABILITY_LEVEL, ACTIVE, AURA_ARMOR, AURA_DAMAGE, AURA_REGEN, BOUNTY_GOLD, BOUNTY_XP, CAST_ABILITY, CAST_TARGET,
-    CAST_X, CAST_Y,
+    CAST_X, CAST_Y, DOT_GROUND, GROUND_ABILITY, GROUND_LEFT, GROUND_LEVEL, GROUND_X, GROUND_Y, MANA_RESTORE,
     CHANNEL_LEFT, DAMAGE, HERO_TYPE, INVISIBLE, K_CREEP_MELEE, LIFETIME, O_CHANNEL, O_NONE, SLOT_CREEPS, SUMMONER,
     ALIVE, BUFF, BUFF_ARMOR, BUFF_DAMAGE, BUFF_SPEED, DOT, DOT_DPS, DOT_SOURCE, FRAMES_PER_SECOND, HP, HP_MAX,
     IT_CHARGES, IT_COOLDOWN, IT_ID, KIND, K_ANCIENT, K_BARRACKS, K_FOUNTAIN, K_TOWER, MANA_BUFF, MAX_UNITS,
@@ -89,6 +90,7 @@ def apply_effects(S, D, g, caster, t, a, level):
         ui[g, t, DOT] = int(abil_t[a, AB_DOT_TIME] * FRAMES_PER_SECOND)
         uf[g, t, DOT_DPS] = abil_t[a, AB_DOT] * (1.0 + 0.5 * (level - 1))
         ui[g, t, DOT_SOURCE] = caster
+        ui[g, t, DOT_GROUND] = 0  # a status of its own (``apply_area`` marks a burning ground's)
     if abil_t[a, AB_BUFF_TIME] > 0.0:
         ui[g, t, BUFF] = int(abil_t[a, AB_BUFF_TIME] * FRAMES_PER_SECOND)
         uf[g, t, BUFF_ARMOR] = abil_t[a, AB_BUFF_ARMOR]
@@ -100,8 +102,13 @@ def apply_effects(S, D, g, caster, t, a, level):
 
 @kernel
 def apply_area(S, D, g, caster, a, level, cx, cy, radius):
+    """Every effect of ability ``a`` on each unit it affects within ``radius`` of (cx, cy). An area's damage
+    over time is a burning ground (``start_ground``): the units inside now start burning at once."""
     uf, ui = S.uf, S.ui
     mode = int(D.ability_table[a, AB_AFFECTS])
+    ground = D.ability_table[a, AB_DOT] > 0.0
+    if ground:
+        start_ground(S, D, g, caster, a, level, cx, cy)
     r2 = radius * radius
     for t in range(MAX_UNITS):
         if affects(ui, g, caster, t, mode):
@@ -109,6 +116,57 @@ def apply_area(S, D, g, caster, a, level, cx, cy, radius):
             dy = uf[g, t, Y] - cy
             if dx * dx + dy * dy <= r2:
                 apply_effects(S, D, g, caster, t, a, level)
+                if ground:
+                    ui[g, t, DOT_GROUND] = 1
+
+
+@kernel
+def start_ground(S, D, g, caster, a, level, cx, cy):
+    """Hero ``caster``'s burning ground of ability ``a`` at (cx, cy), for the ability's ``dot_time``; one per
+    hero: a new one replaces the old."""
+    if caster >= N_HEROES:
+        return
+    hi, hf = S.hi, S.hf
+    hi[g, caster, GROUND_LEFT] = int(D.ability_table[a, AB_DOT_TIME] * FRAMES_PER_SECOND)
+    hi[g, caster, GROUND_ABILITY] = a
+    hi[g, caster, GROUND_LEVEL] = level
+    hf[g, caster, GROUND_X] = cx
+    hf[g, caster, GROUND_Y] = cy
+
+
+@kernel
+def burn_grounds(S, D, g):
+    """One frame of every burning ground, before the statuses tick (``tick_statuses``): each unit the ground's
+    ability affects that stands within its radius burns (its damage-over-time status set to the ground's dps
+    and frames left, credited to the ground's hero), whether it was there at the cast or walked in later; a
+    unit the ground was burning that has left it stops burning. Its owner's death does not put it out."""
+    uf, ui, hi, hf = S.uf, S.ui, S.hi, S.hf
+    abil_t = D.ability_table
+    for h in range(N_HEROES):
+        left = hi[g, h, GROUND_LEFT]
+        if left <= 0:
+            continue
+        a = hi[g, h, GROUND_ABILITY]
+        level = hi[g, h, GROUND_LEVEL]
+        mode = int(abil_t[a, AB_AFFECTS])
+        dps = abil_t[a, AB_DOT] * (1.0 + 0.5 * (level - 1))
+        r2 = abil_t[a, AB_RADIUS] * abil_t[a, AB_RADIUS]
+        cx, cy = hf[g, h, GROUND_X], hf[g, h, GROUND_Y]
+        for t in range(MAX_UNITS):
+            if not affects(ui, g, h, t, mode):
+                continue
+            dx = uf[g, t, X] - cx
+            dy = uf[g, t, Y] - cy
+            if dx * dx + dy * dy <= r2:
+                if can_be_attacked(ui, g, t) or ui[g, t, TEAM] == ui[g, h, TEAM]:
+                    ui[g, t, DOT] = left
+                    uf[g, t, DOT_DPS] = dps
+                    ui[g, t, DOT_SOURCE] = h
+                    ui[g, t, DOT_GROUND] = 1
+            elif ui[g, t, DOT_GROUND] != 0 and ui[g, t, DOT_SOURCE] == h and ui[g, t, DOT] > 0:
+                ui[g, t, DOT] = 0  # left the ground: the burn stops
+                ui[g, t, DOT_GROUND] = 0
+        hi[g, h, GROUND_LEFT] = left - 1
 
 
 @kernel
@@ -288,11 +346,11 @@ def use_item(S, D, g, h, s, tu, px, py):
     it = items[g, h, s, IT_ID]
     kind = int(item_t[it, I_ACTIVE])
     amount = item_t[it, I_AMOUNT]
-    if kind == ACT_HEAL_OVER_TIME:
+    if kind == ACT_HEAL_OVER_TIME:  # each consumable on its own timer: one does not cut or stretch the other
         ui[g, h, REGEN] = int(item_t[it, I_DURATION] * FRAMES_PER_SECOND)
         uf[g, h, REGEN_BUFF] = amount / item_t[it, I_DURATION]
     elif kind == ACT_MANA_OVER_TIME:
-        ui[g, h, REGEN] = int(item_t[it, I_DURATION] * FRAMES_PER_SECOND)
+        ui[g, h, MANA_RESTORE] = int(item_t[it, I_DURATION] * FRAMES_PER_SECOND)
         uf[g, h, MANA_BUFF] = amount / item_t[it, I_DURATION]
     elif kind == ACT_TELEPORT:
         start_teleport(S, D, g, h, tu)

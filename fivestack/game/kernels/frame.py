@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from fivestack.game.jit import kernel
-from fivestack.game.kernels.abilities import apply_effects, refresh_auras
+from fivestack.game.kernels.abilities import apply_effects, burn_grounds, refresh_auras
 from fivestack.game.kernels.behaviour import update_courier, update_creep, update_hero, update_neutral, update_tower
 from fivestack.game.kernels.combat import deal_damage
 from fivestack.game.kernels.constants import FOUNTAIN_RADIUS
@@ -20,19 +20,21 @@ from fivestack.game.layout import (
     AURA_REGEN, INVISIBLE, LIFETIME, ABILITY_CD, ACTIVE, AEGIS, ALIVE, ATTACK_READY, BUFF, BUYBACK_CD, CAMP_SIZE, DOT, DOT_DPS, DOT_SOURCE,
     DOUBLE_DAMAGE, DT, FRAMES_PER_SECOND, G_BIG_RESPAWN, G_DONE, G_FRAME, G_GLYPH_CD0, G_MAX_FRAMES, G_MODE, HASTE,
     HP, HP_MAX, HP_REGEN, INVULN, IT_COOLDOWN, KIND, K_BIG_NEUTRAL, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE,
-    K_FOUNTAIN, K_HERO, K_NEUTRAL, K_TOWER, MANA, MANA_BUFF, MANA_MAX, MANA_REGEN, MAX_PROJECTILES, MAX_UNITS,
-    MODE_1V1_MID, N_CAMPS, N_HEROES, N_ITEM_SLOTS, PJ_ABILITY, PJ_ACTIVE, PJ_DAMAGE, PJ_LEVEL, PJ_SOURCE, PJ_SPEED,
-    PJ_TARGET, PJ_X, PJ_Y, REGEN, REGEN_BUFF, SILENCE, SLOT_NEUTRALS, SLOW, STUN, TEAM, X, Y,
+    K_FOUNTAIN, K_HERO, K_NEUTRAL, K_TOWER, MANA, MANA_BUFF, MANA_MAX, MANA_REGEN, MANA_RESTORE, MAX_PROJECTILES,
+    MAX_UNITS, MODE_1V1_MID, N_CAMPS, N_HEROES, N_ITEM_SLOTS, PJ_ABILITY, PJ_ACTIVE, PJ_DAMAGE, PJ_LEVEL, PJ_SOURCE,
+    PJ_SPEED, PJ_TARGET, PJ_X, PJ_Y, REGEN, REGEN_BUFF, SILENCE, SLOT_NEUTRALS, SLOW, STUN, TEAM, X, Y,
 )
 from fivestack.game.patch import R_CAMP_RESPAWN, R_FOUNTAIN_REGEN, R_PASSIVE_GOLD, R_RUNE_INTERVAL, R_WAVE
 
 
 @kernel
 def tick_statuses(S, D, g):
-    """Timers, regeneration, damage over time and the fountain, for every living unit."""
+    """Burning grounds (``burn_grounds``), then timers, regeneration, damage over time and the fountain, for
+    every living unit."""
     uf, ui, hf, gi = S.uf, S.ui, S.hf, S.gi
     fountain = D.fountain
     fr = D.rules[R_FOUNTAIN_REGEN]
+    burn_grounds(S, D, g)
     for u in range(MAX_UNITS):
         if ui[g, u, ALIVE] == 0:
             continue
@@ -52,6 +54,8 @@ def tick_statuses(S, D, g):
         if ui[g, u, REGEN] > 0:
             ui[g, u, REGEN] -= 1
             regen += uf[g, u, REGEN_BUFF]
+        if ui[g, u, MANA_RESTORE] > 0:
+            ui[g, u, MANA_RESTORE] -= 1
             mana_regen += uf[g, u, MANA_BUFF]
         if u < N_HEROES:
             regen += uf[g, u, AURA_REGEN]

@@ -11,7 +11,7 @@ from fivestack.game.kernels.progression import give_gold
 from fivestack.game.layout import (
     AEGIS, ALIVE, DOUBLE_DAMAGE, EV_AEGIS, FRAMES_PER_SECOND, G_AEGIS_ON_GROUND, G_FRAME, G_MODE, G_RUNE0, G_SUPER0,
     G_WAVE, HASTE, HEROES_PER_TEAM, HP_MAX, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, LANE, MANA_BUFF, MANA_MAX,
-    MAX_UNITS, MODE_1V1_MID, N_HEROES, RADIANT, REGEN, REGEN_BUFF, SLOT_CREEPS, WAYPOINT, X, Y,
+    MANA_RESTORE, MAX_UNITS, MODE_1V1_MID, N_HEROES, RADIANT, REGEN, REGEN_BUFF, SLOT_CREEPS, WAYPOINT, X, Y,
 )
 from fivestack.game.patch import (
     CR_MELEE, CR_RANGED, CR_SIEGE, CR_SUPER_MELEE, CR_SUPER_RANGED, R_AEGIS, R_BOUNTY_GOLD, R_MELEE, R_RANGED,
@@ -100,6 +100,7 @@ def pick_up(S, D, g):
                 else:
                     ui[g, h, REGEN] = 10 * FRAMES_PER_SECOND
                     uf[g, h, REGEN_BUFF] = uf[g, h, HP_MAX] * 0.06
+                    ui[g, h, MANA_RESTORE] = 10 * FRAMES_PER_SECOND
                     uf[g, h, MANA_BUFF] = uf[g, h, MANA_MAX] * 0.06
         if gi[g, G_AEGIS_ON_GROUND] != 0 and (uf[g, h, X] - big[0]) ** 2 + (uf[g, h, Y] - big[1]) ** 2 <= PICKUP_RADIUS ** 2:
             gi[g, G_AEGIS_ON_GROUND] = 0
