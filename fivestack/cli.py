@@ -119,9 +119,10 @@ def _match_table(result) -> Table:
 
 @app.command()
 def play(
-    radiant: str = typer.Option("scripted", help="Radiant's agent: random, scripted-weak, scripted, or a trained "
-                                                 "version RUN:VERSION (e.g. runs/NAME:1200, runs/NAME:latest)."),
-    dire: str = typer.Option("random", help="Dire's agent: random, scripted-weak, scripted or RUN:VERSION."),
+    radiant: str = typer.Option("scripted", help="Radiant's agent: random, scripted-weak, scripted, trained (the "
+                                                 "shipped 1v1 model), or a trained version RUN:VERSION (e.g. "
+                                                 "runs/NAME:1200, runs/NAME:latest)."),
+    dire: str = typer.Option("random", help="Dire's agent: random, scripted-weak, scripted, trained or RUN:VERSION."),
     seed: int = typer.Option(0, help="Game i gets seed SEED + i; the agents are seeded from it too."),
     mode: str = typer.Option("5v5", help="5v5 (standard) or 1v1 (mid lane, first to two kills or the first tower)."),
     max_minutes: float = typer.Option(60.0, help="Time limit in game minutes; a game that reaches it is truncated."),
