@@ -18,6 +18,12 @@ check_layers = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check_layers)
 
 
+@pytest.fixture(scope="module")
+def problems_of_source() -> set[str]:
+    """What the checker finds in the source (nothing, when the first test passes): a copy adds to this."""
+    return set(check_layers.problems(ROOT))
+
+
 @pytest.fixture
 def copy_of_source(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "fivestack", tmp_path / "fivestack", ignore=shutil.ignore_patterns("__pycache__", "static",
@@ -56,22 +62,23 @@ def test_every_package_has_a_floor():
     # an app using the training system's internals
     ("arena/records.py", "from fivestack.system.evaluator import RatingEvaluator", "fivestack.system.evaluator"),
 ])
-def test_a_deliberate_bad_import_is_named(copy_of_source, module, line, named):
-    before = set(check_layers.problems(copy_of_source))
+def test_a_deliberate_bad_import_is_named(copy_of_source, problems_of_source, module, line, named):
+    before = problems_of_source
     add_line(copy_of_source, module, line)
     found = [problem for problem in check_layers.problems(copy_of_source) if problem not in before]
     against_floors = [problem for problem in found if not problem.startswith("import cycle")]  # it may close one too
     assert len(against_floors) == 1, found
     assert named in against_floors[0] and module.replace("/", ".")[:-3] in against_floors[0]
-    done = subprocess.run([sys.executable, str(SCRIPT), str(copy_of_source)], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 1 and named in done.stdout
+    if module.startswith("game/"):  # the command line says it too, and fails
+        done = subprocess.run([sys.executable, str(SCRIPT), str(copy_of_source)], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 1 and named in done.stdout
 
 
-def test_a_cycle_inside_one_package_is_found(copy_of_source):
+def test_a_cycle_inside_one_package_is_found(copy_of_source, problems_of_source):
     """``match.agents`` imports ``match.teams``; ``teams`` importing ``agents`` back (relatively, in a function) closes
     a cycle that no floor rule sees."""
-    before = set(check_layers.problems(copy_of_source))
+    before = problems_of_source
     add_line(copy_of_source, "match/teams.py", "def _late():\n    from . import agents")
     found = [problem for problem in check_layers.problems(copy_of_source) if problem not in before]
     assert found == ["import cycle between fivestack.match.agents, fivestack.match.teams"]

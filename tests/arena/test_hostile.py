@@ -156,6 +156,7 @@ def hostile_session(srv: ArenaServer) -> list:
     return kept
 
 
+@pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')
 def test_stop_takes_seconds_after_a_hostile_session_and_saves_the_game(tmp_path):
     srv = make_server(tmp_path)
     srv.start()

@@ -196,6 +196,7 @@ async def burst(client: Client, messages: list, seconds: float = 1.0) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- Done when 2
+@pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')
 def test_ten_thousand_malformed_messages_each_get_one_error_and_leave_the_game_unharmed(server, tmp_path):
     game = server.game
     hero = game.hero

@@ -53,6 +53,7 @@ def duel(tmp_path_factory):
     return tiny_run(tmp_path_factory.mktemp("runs"), "duel", "1v1")
 
 
+@pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')
 def test_win_calibration_records_every_policy_team_and_resumes(duel, tmp_path):
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "win_calibration.py"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}

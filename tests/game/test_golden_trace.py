@@ -98,7 +98,8 @@ def play_trace(name: str) -> dict[str, str]:
             "observation": _digest(env.obs[k] for k in sorted(env.obs))}
 
 
-@pytest.mark.parametrize("name", sorted(TRACES))
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name.endswith("33min") else name
+                                  for name in sorted(TRACES)])
 def test_seeded_game_reaches_the_golden_state(name):
     assert play_trace(name) == GOLDEN[name]
 

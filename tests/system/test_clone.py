@@ -122,6 +122,7 @@ def test_dagger_recording_plays_the_clone_and_labels_with_the_bot():
 
 
 # ---------------------------------------------------------------------------------------------- supervised training
+@pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')
 def test_supervised_training_fits_held_out_games(tmp_path):
     """Trained on 5 small shards of the scripted hero's play, the policy predicts its actions in held-out games:
     the held-out loss falls from 7.3 nats (untrained; a uniform offset alone is 4.39) below 0.65 of that (measured

@@ -107,6 +107,7 @@ def test_past_versions_play_their_own_weights_and_their_steps_are_not_trained_on
     assert batch.info["past_opponent_steps"] > 0
 
 
+@pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')
 def test_versions_join_every_ten_and_the_pool_survives_resume(tmp_path):
     config = rollout_config(tmp_path, **{"run.max_versions": 25, "pool.past_fraction": 0.5})
     runner = SerialRunner(config)
@@ -141,6 +142,7 @@ def past_opponents_in_play(tmp_path, cache_size: int, n_versions: int = 8):
     return worker, opponents
 
 
+@pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')
 def test_past_versions_in_play_are_read_from_disk_once(tmp_path):
     """The cache never evicts a version in play: weights are read when a version starts playing, never per
     step (before, 8 versions in play and a cache of 4 re-read weights on every step)."""

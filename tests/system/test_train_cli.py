@@ -69,6 +69,7 @@ def test_sigkill_mid_run_loses_only_work_since_last_checkpoint(tmp_path):
     assert f"version {saved + 4}" in out.stdout.replace("\n", " ")
 
 
+@pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')
 def test_resume_errors_are_one_clear_line(tmp_path):
     out = train(["--resume", str(tmp_path / "missing")])
     assert out.returncode == 2 and "no run there" in out.stderr and "Traceback" not in out.stderr
@@ -80,6 +81,7 @@ def test_resume_errors_are_one_clear_line(tmp_path):
         latest_checkpoint(tmp_path)
 
 
+@pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')
 def test_bad_override_is_one_clear_line():
     out = train(["--set", "ppo.learning_rte=1e-4"])
     assert out.returncode == 2

@@ -143,6 +143,7 @@ def test_a_person_clicks_a_whole_draft_against_the_search(browser, start_draft, 
     assert problems == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"]
 
 
+@pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')
 def test_the_search_drafts_both_sides_when_watched(browser, start_draft, table):
     draft = start_draft(first="radiant", human="radiant")
     page, problems = open_page(browser, draft.url)
