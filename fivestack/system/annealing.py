@@ -3,11 +3,12 @@ in a growing share of rollout games (0 -> 100%) rather than in all of them at on
 share goes back and the schedule slows.
 
 * ``anneal_share``: the schedule, one pure function: the share of new games with the feature at a version.
-* ``draw_features``: the rule it feeds, each new rollout game's feature mask (``RolloutWorker`` calls it for
-  every game it starts, in both runners).
+* ``draw_features``: the rule it feeds, each new rollout game's feature mask (the rollout worker's
+  ``GameFeatures`` hook calls it for every game it starts, in both runners).
 * ``Annealing``: the schedule's state and its revert rule, a small pure state machine kept in ``RunState.anneal``
-  so that a resumed run goes on where it was. Both runners ask it for ``share(version)`` before each segment
-  and hand it every TrueSkill rating (``on_rating``).
+  so that a resumed run goes on where it was. The training loop of both runners (``loop.py``) asks it for
+  ``share(version)`` (the serial runner's worker draws with it each segment, the ray actors read it from the
+  controller), logs its ``metrics`` and hands it every TrueSkill rating (``on_record``).
 
 The revert rule: a rating of version v with mean ``mu`` and deviation ``sigma`` (TrueSkill points, the
 evaluator's ``eval/trueskill_mu`` and ``eval/trueskill_sigma``) is a *drop* when ``best_mu - mu >

@@ -134,21 +134,7 @@ class Optimizer:
         if warming_up:  # only the critic learns: the policy's terms are left out and no other weight moves
             loss = critic_loss
             extra["ppo/value_warmup"] = 1.0
-        self.adam.zero_grad(set_to_none=True)
-        loss.backward()
-        if warming_up:
-            for p in self.policy.parameters():
-                if id(p) not in self.critic:
-                    p.grad = None
-        if self.sync is not None:
-            self.sync.average_gradients(self.policy.parameters())
-        grad_clipped = clip_by_adam_second_moment(self.adam, c.grad_clip)
-        for group in self.adam.param_groups:  # learning rate 0 during a surgery's warm-up: Adam's moments fill
-            group["lr"] = 0.0 if self.grad_steps < self.lr_zero_until else c.learning_rate
-        self.adam.step()
-        self.grad_steps += 1
-        if self.grad_steps % c.steps_per_version == 0:
-            self.version += 1
+        grad_clipped = self._gradient_step(loss, warming_up)
         with torch.no_grad():
             approx_kl = masked_mean(old_log_prob - log_prob, None)
         per_head = {f"entropy/{name}": float(value) for name, value in zip(HEADS, head_entropy.detach())}
@@ -162,6 +148,28 @@ class Optimizer:
                 "ppo/approx_kl": float(approx_kl), "ppo/grad_clipped_fraction": grad_clipped,
                 "ppo/target_used": float(used[..., 0].mean()), "ppo/offset_used": float(used[..., 1].mean()),
                 "value/scale": self.value_scale}
+
+    def _gradient_step(self, loss: torch.Tensor, critic_only: bool) -> float:
+        """One Adam step on ``loss`` (the critic's parameters alone when ``critic_only``), gradients averaged
+        across the optimizers and clipped; a new version every ``ppo.steps_per_version`` steps. The fraction
+        of gradient entries clipped."""
+        c = self.config
+        self.adam.zero_grad(set_to_none=True)
+        loss.backward()
+        if critic_only:
+            for p in self.policy.parameters():
+                if id(p) not in self.critic:
+                    p.grad = None
+        if self.sync is not None:
+            self.sync.average_gradients(self.policy.parameters())
+        grad_clipped = clip_by_adam_second_moment(self.adam, c.grad_clip)
+        for group in self.adam.param_groups:  # learning rate 0 during a surgery's warm-up: Adam's moments fill
+            group["lr"] = 0.0 if self.grad_steps < self.lr_zero_until else c.learning_rate
+        self.adam.step()
+        self.grad_steps += 1
+        if self.grad_steps % c.steps_per_version == 0:
+            self.version += 1
+        return grad_clipped
 
     # ------------------------------------------------------------------ checkpoint state
     def optimizer_tensors(self) -> dict[str, torch.Tensor]:

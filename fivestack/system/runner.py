@@ -6,31 +6,22 @@
     runner.version, runner.agent_steps, runner.run_dir
     runner.close()
 
-Both runners keep their state in one ``RunState`` (``run_state.py``), log the metrics of ``metrics.py`` and
-write checkpoints that either runner resumes.
+Both runners are one ``TrainingLoop`` (``loop.py``: the budget, checkpoints, ratings, annealing, signals,
+progress and messages) and differ only in where the components run; they keep their state in one ``RunState``
+(``run_state.py``), log the metrics of ``metrics.py`` and write checkpoints that either runner resumes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
 
 from fivestack.runs.config import TrainConfig
+from fivestack.system.loop import Progress, say_line
+
+__all__ = ["RUNNERS", "Progress", "Runner", "make_runner"]
 
 RUNNERS = ("serial", "ray")
-
-
-@dataclass
-class Progress:
-    """What a progress display needs after each segment (serial) or logging interval (ray)."""
-
-    version: int = 0
-    agent_steps: int = 0
-    agent_steps_per_s: float = 0.0
-    elapsed: float = 0.0
-    budget: float = 0.0
-    win_rates: dict[str, float] = field(default_factory=dict)
 
 
 class Runner(Protocol):
@@ -51,7 +42,7 @@ class Runner(Protocol):
 
 
 def make_runner(config: TrainConfig, kind: str, resume: Path | None = None,
-                say: Callable[[str], None] = print) -> Runner:
+                say: Callable[[str], None] = say_line) -> Runner:
     """The runner named ``kind`` (``RUNNERS``), new or resuming ``resume``; Ray is imported only for "ray"."""
     if kind == "ray":
         from fivestack.system.ray import RayRunner
@@ -60,5 +51,5 @@ def make_runner(config: TrainConfig, kind: str, resume: Path | None = None,
     if kind == "serial":
         from fivestack.system.serial import SerialRunner
 
-        return SerialRunner(config, resume=resume)
+        return SerialRunner(config, resume=resume, say=say)
     raise ValueError(f"--runner {kind!r} is not available; use one of {', '.join(RUNNERS)}")

@@ -1,42 +1,46 @@
 """The serial runner: every component in one process, deterministic, for one machine, tests and debugging.
 
-    loop: RolloutWorker.collect (via Inference; 20% of games against a past version from the OpponentPool)
-          -> SampleBuffer -> Optimizer.train -> Controller (metrics every segment, a checkpoint every few
-          minutes); every ``pool.add_every_versions`` the version joins the pool, and every
-          ``eval.every_versions`` it is sent to the evaluator (its own process), whose TrueSkill ratings are
-          logged as they arrive.
+A ``TrainingLoop`` (``loop.py``: budget, checkpoints, ratings, annealing, signals, progress) whose step runs the
+components here, one after the other:
+
+    step: RolloutWorker.collect (via Inference; with past versions of the OpponentPool, the bot, the teacher,
+          self-play as the worker's hooks) -> SampleBuffer -> Optimizer.train -> the segment's metrics; every
+          ``pool.add_every_versions`` the version joins the pool
+    the evaluator: its own process (EvaluatorProcess), or this one with ``eval.in_process`` (RatingEvaluator,
+          deterministic: a version is rated as soon as it is offered)
 """
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
 
 from fivestack.model.policy import Policy, parameter_count
-from fivestack.system.annealing import Annealing
 from fivestack.system.buffer import SampleBuffer
 from fivestack.system.clone import clone_policy, load_clone_weights
 from fivestack.runs.config import ConfigError, TrainConfig, reward_weights
 from fivestack.system.controller import Controller, new_run_dir
 from fivestack.match.device import resolve_device, to_cpu
-from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator, progress_ratings, rating_metrics
+from fivestack.system.evaluator import EvaluatorProcess, RatingEvaluator
 from fivestack.match.inference import Inference
+from fivestack.system.loop import Report, TrainingLoop, say_line
+from fivestack.system.messages import SampleBatch
 from fivestack.system.metrics import mean_metrics, serial_metrics
 from fivestack.system.optimizer import Optimizer, team_spirit_at
 from fivestack.system.pool import OpponentPool, PastOpponents
 from fivestack.system.rollout import RolloutWorker
-from fivestack.system.runner import Progress
-from fivestack.system.run_state import RatingSchedule, RunState, load_run, model_mismatch, save_run
+from fivestack.system.run_state import RunState, load_run, model_mismatch, save_run
 
 
-class SerialRunner:
-    """The ``Runner`` of one process: ``run`` trains until the budget, ``close`` releases the evaluator and the
-    logs; ``version``, ``agent_steps`` and ``run_dir`` say where the run stands."""
+class SerialRunner(TrainingLoop):
+    """The ``Runner`` of one process: ``run`` (the ``TrainingLoop``'s) trains until the budget, ``close`` releases
+    the evaluator and the logs; ``version``, ``agent_steps`` and ``run_dir`` say where the run stands."""
 
-    def __init__(self, config: TrainConfig, resume: Path | None = None):
+    def __init__(self, config: TrainConfig, resume: Path | None = None, say: Callable[[str], None] = say_line):
         if config.run.torch_threads > 0:
             torch.set_num_threads(config.run.torch_threads)
         passes = config.ppo.sample_reuse
@@ -58,15 +62,14 @@ class SerialRunner:
         if resume is not None:
             self._restore()
             self._set_reference()
-        self.ratings = RatingSchedule.from_state(config.eval.every_versions, self.state.ratings)
-        self.annealing = Annealing.from_state(config.anneal, self.state.anneal, self.version)
+        self._init_loop(config, self.state, say)
         self.controller = Controller(self.run_dir, config)
         opponents = PastOpponents(self.pool, config.policy, config.run.seed, patch=config.game.patch) \
             if config.pool.past_fraction > 0 else None
         # one loop trains on a segment before it collects the next: the segments' observations (most of a GB)
         # are written into the same arrays each time, not into fresh memory
         self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents, reuse_buffers=True,
-                                    feature_share=self.annealing.share(self.version) if self.annealing else 0.0)
+                                    feature_share=self.feature_share())
         self.state.worker_seed += 1
 
     @property
@@ -76,11 +79,6 @@ class SerialRunner:
     @property
     def agent_steps(self) -> int:
         return self.state.agent_steps
-
-    @property
-    def elapsed_before(self) -> float:
-        """Seconds trained before the current ``run`` call (over every session of the run)."""
-        return self.state.elapsed
 
     # ------------------------------------------------------------------ checkpoints
     def _restore(self) -> None:
@@ -100,17 +98,15 @@ class SerialRunner:
         if self.state.pool is not None:
             self.pool.load_state_dict(self.state.pool)
 
-    def checkpoint(self, elapsed: float) -> Path:
+    def _save(self) -> Path:
+        """The checkpoint (``TrainingLoop.checkpoint``): weights, Adam's moments and this process's RNGs."""
         optim = self.optimizer.optimizer_tensors()
         optim["rng.inference"] = self.inference.rng_state().clone()
         optim["rng.torch"] = torch.get_rng_state().clone()
         self.state.optimizer = self.optimizer.scalars()
         self.state.buffer = self.buffer.state_dict()
-        self.state.elapsed = elapsed
         self.state.numpy_rng = self.rng.bit_generator.state
         self.state.pool = self.pool.state_dict()
-        self.state.ratings = self.ratings.state_dict()
-        self.state.anneal = self.annealing.state_dict() if self.annealing else self.state.anneal
         self.state.runner = "serial"
         return save_run(self.controller, self.policy.state_dict(), optim, self.state)
 
@@ -141,67 +137,53 @@ class SerialRunner:
             reference.load_state_dict(load_clone_weights(self.run_dir))
             self.optimizer.set_reference(reference)
 
-    # ------------------------------------------------------------------ the loop
-    def run(self, on_progress=None, stop=lambda: False) -> Progress:
-        cfg = self.config
+    # ------------------------------------------------------------------ the step: collect a segment, train on it
+    def _begin(self) -> None:
         self.clone()
-        budget = cfg.run.minutes * 60.0
-        start = time.monotonic()
-        last_checkpoint = start
-        elapsed_before = self.state.elapsed
-        progress = Progress(version=self.version, agent_steps=self.agent_steps, budget=budget)
-        for version, steps in self.ratings.pending:  # sent before a restart and never rated: send again
-            self._send_to_evaluator(version, steps)
-        self._versions_joined()
-        while not stop():
-            elapsed = elapsed_before + time.monotonic() - start
-            if budget and elapsed >= budget:
-                break
-            if cfg.run.max_versions and self.version >= cfg.run.max_versions:
-                break
-            t0 = time.monotonic()
-            self.inference.version = self.version
-            self.inference.value_scale = self.optimizer.value_scale
-            tau = team_spirit_at(cfg.ppo, self.version)
-            if self.annealing:
-                self.worker.feature_share = self.annealing.share(self.version)
-            # the segment whole, with the samples to train on listed (not copied without those a past version
-            # played): the buffer and the statistics read only those
-            batch = self.worker.collect(self.inference, tau, keep_all=True)
-            trainable = batch.info["trainable"]
-            keep = None if len(trainable) == len(batch) else trainable
-            t1 = time.monotonic()
-            self.buffer.add(batch, keep)
-            losses = mean_metrics([self.optimizer.train(minibatch) for minibatch in self.buffer.minibatches(
-                cfg.ppo.batch_samples, lambda: self.optimizer.version, int(cfg.ppo.sample_reuse), self.rng)])
-            # the statistics move after training on the batch, which was collected (and is scored) with the
-            # normalisers and reward scale it was collected with
-            self.optimizer.observe(batch, keep)
-            t2 = time.monotonic()
-            hero_steps = batch.info["hero_steps"]
-            self.state.agent_steps += hero_steps
-            metrics = {**losses, **serial_metrics(batch.info, t1 - t0, t2 - t1, self.buffer.staleness.take(),
-                                                  self.buffer.reuse(), self.buffer.dropped_stale, tau,
-                                                  reward_weights(cfg.reward))}
-            self.pool.record_games(batch.info["games"])
-            self._versions_joined()
-            metrics.update(self.pool.summary())
-            if self.annealing:
-                metrics.update(self.annealing.metrics(self.worker.feature_share, batch.info))
-            metrics.update(batch.info.get("asp", {}))  # asymmetric self-play games (asp.share), if any
-            self.controller.log(self.version, self.agent_steps, metrics)
-            self.collect_ratings()
-            now = time.monotonic()
-            elapsed = elapsed_before + now - start
-            if now - last_checkpoint >= cfg.run.checkpoint_minutes * 60.0:
-                self.checkpoint(elapsed)
-                last_checkpoint = now
-            progress = Progress(self.version, self.agent_steps, hero_steps / max(t2 - t0, 1e-9), elapsed, budget,
-                                dict(self.state.win_rates))
-            if on_progress is not None:
-                on_progress(progress)
-        self.checkpoint(elapsed_before + time.monotonic() - start)
-        return progress
+        self._join_pool()  # version 0 of a new run joins at once
+
+    def _step(self) -> Report:
+        t0 = time.monotonic()
+        batch, tau = self._collect()
+        t1 = time.monotonic()
+        losses = self._train(batch)
+        t2 = time.monotonic()
+        hero_steps = batch.info["hero_steps"]
+        self.state.agent_steps += hero_steps
+        metrics = {**losses, **serial_metrics(batch.info, t1 - t0, t2 - t1, self.buffer.staleness.take(),
+                                              self.buffer.reuse(), self.buffer.dropped_stale, tau,
+                                              reward_weights(self.config.reward))}
+        self.pool.record_games(batch.info["games"])
+        self._join_pool()
+        metrics.update(self.pool.summary())
+        metrics.update(batch.info.get("asp", {}))  # asymmetric self-play games (asp.share), if any
+        return Report(metrics, hero_steps / max(t2 - t0, 1e-9), batch.info, self.worker.feature_share)
+
+    def _collect(self) -> tuple[SampleBatch, float]:
+        """One segment played by the current version, and the team spirit it was played with. The segment is
+        whole, with the samples to train on listed (not copied without those a past version played): the
+        buffer and the statistics read only those."""
+        self.inference.version = self.version
+        self.inference.value_scale = self.optimizer.value_scale
+        tau = team_spirit_at(self.config.ppo, self.version)
+        self.worker.feature_share = self.feature_share()
+        return self.worker.collect(self.inference, tau, keep_all=True), tau
+
+    def _train(self, batch: SampleBatch) -> dict[str, float]:
+        """``ppo.sample_reuse`` passes over the segment's trainable samples; the mean losses."""
+        cfg = self.config.ppo
+        trainable = batch.info["trainable"]
+        keep = None if len(trainable) == len(batch) else trainable
+        self.buffer.add(batch, keep)
+        losses = mean_metrics([self.optimizer.train(minibatch) for minibatch in self.buffer.minibatches(
+            cfg.batch_samples, lambda: self.optimizer.version, int(cfg.sample_reuse), self.rng)])
+        # the statistics move after training on the batch, which was collected (and is scored) with the
+        # normalisers and reward scale it was collected with
+        self.optimizer.observe(batch, keep)
+        return losses
+
+    def _log(self, version: int, agent_steps: int, metrics: dict[str, float]) -> None:
+        self.controller.log(version, agent_steps, metrics)
 
     @property
     def pool_joined(self) -> int:
@@ -213,13 +195,11 @@ class SerialRunner:
             self.evaluator.close()
         self.controller.close()
 
-    # ------------------------------------------------------------------ opponent pool and ratings
-    def _versions_joined(self) -> None:
+    # ------------------------------------------------------------------ opponent pool and evaluator
+    def _join_pool(self) -> None:
         """Add the version to the pool when it crossed a multiple of ``pool.add_every_versions`` (version 0
-        joins at once), and send it to the evaluator when a rating is due (``RatingSchedule``)."""
-        if self.pool.join_if_due(self.version, lambda: to_cpu(self.policy.state_dict())):
-            if self.ratings.offer(self.version, self.agent_steps):
-                self._send_to_evaluator(self.version, self.agent_steps)
+        joins at once); the loop offers the pool's newest version for a rating."""
+        self.pool.join_if_due(self.version, lambda: to_cpu(self.policy.state_dict()))
 
     def _evaluator(self) -> EvaluatorProcess | RatingEvaluator:
         if self.evaluator is None:
@@ -230,44 +210,18 @@ class SerialRunner:
                 self.evaluator = EvaluatorProcess(self.config, self.pool.directory, self.ratings.evaluator)
         return self.evaluator
 
-    def _send_to_evaluator(self, version: int, agent_steps: int) -> None:
+    def _send_rating(self, version: int, agent_steps: int) -> None:
         evaluator = self._evaluator()
-        if isinstance(evaluator, EvaluatorProcess):  # in process, ``collect_ratings`` rates what is pending
+        if isinstance(evaluator, EvaluatorProcess):  # in process, ``_rating_messages`` rates what is pending
             evaluator.submit(version, agent_steps)
 
-    def collect_ratings(self, timeout: float = 0.0) -> list[dict]:
-        """Log the ratings that finished since the last call (waiting up to ``timeout`` s for the next one)."""
-        if not self.ratings.pending or self.evaluator is None:
+    def _rating_messages(self, timeout: float) -> list[dict]:
+        if self.evaluator is None:
             return []
         if isinstance(self.evaluator, RatingEvaluator):  # in-process: rate now, deterministically
-            messages = []
-            for version, steps in self.ratings.pending:
-                messages.append({"record": {**self.evaluator.rate_version(version), "agent_steps": steps},
-                                 "state": self.evaluator.state_dict()})
-        else:
-            messages = self.evaluator.poll(timeout)
-        records = []
-        for message in messages:
-            record = self.ratings.finish(message)
-            if record is None:
-                print(f"warning: {message['error']}", flush=True)
-                continue
-            self.state.win_rates = progress_ratings(record)
-            self.controller.log(record["version"], record["agent_steps"], rating_metrics(record))
-            if self.annealing and self.annealing.on_record(record):
-                print(f"anneal: TrueSkill of version {record['version']} dropped; the share of games with "
-                      f"{self.annealing.feature} reverts to {self.annealing.anchor_share:.0%}, its rate slows to "
-                      f"{self.annealing.rate:.4f} per version", flush=True)
-            records.append(record)
-        return records
-
-    def wait_for_ratings(self, timeout: float) -> list[dict]:
-        """Block until every submitted version is rated or ``timeout`` s pass; returns the new ratings."""
-        deadline = time.monotonic() + timeout
-        records = []
-        while self.ratings.pending and time.monotonic() < deadline:
-            records += self.collect_ratings(timeout=min(5.0, max(deadline - time.monotonic(), 0.01)))
-        return records
+            return [{"record": {**self.evaluator.rate_version(version), "agent_steps": steps},
+                     "state": self.evaluator.state_dict()} for version, steps in self.ratings.pending]
+        return self.evaluator.poll(timeout)
 
     def describe(self) -> str:
         return (f"run {self.run_dir} | {parameter_count(self.policy):,} parameters | mode {self.config.game.mode} | "

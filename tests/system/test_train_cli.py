@@ -1,4 +1,4 @@
-"""`fivestack train` end to end: checkpoints, TensorBoard logs, resume, and resume after SIGKILL."""
+"""`fivestack train` end to end: checkpoints, TensorBoard logs, resume, resume after SIGKILL, and SIGTERM."""
 
 import json
 import os
@@ -67,6 +67,39 @@ def test_sigkill_mid_run_loses_only_work_since_last_checkpoint(tmp_path):
     assert out.returncode == 0, out.stderr
     assert checkpoint_versions(run)[-1] == saved + 4
     assert f"version {saved + 4}" in out.stdout.replace("\n", " ")
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_serial_run_with_a_checkpoint_and_a_message(tmp_path):
+    """The training loop handles SIGTERM for the serial runner as for the ray one: the run stops after its
+    segment, checkpoints the version it reached, says so, and exits 0."""
+    run = tmp_path / "term"
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "fivestack.cli", "train", *SMALL, "--set",
+                                 f"run.runs_dir='{tmp_path}'", "--set", "run.name='term'"], stdout=stdout, stderr=stderr)
+    try:
+        metrics = run / "metrics.jsonl"
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline and not (
+                metrics.is_file() and "loss/policy" in metrics.read_text()):
+            time.sleep(0.5)
+        assert proc.poll() is None, err.read_text()[-3000:]
+        assert checkpoint_versions(run) == [], "a checkpoint before the signal (checkpoint_minutes is 2)"
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 0, err.read_text()[-3000:]
+    saved = checkpoint_versions(run)
+    assert len(saved) == 1 and saved[0] > 0
+    assert load_checkpoint(latest_checkpoint(run))[2]["version"] == saved[0]
+    said = "".join(err.read_text().split())  # rich wraps long lines, a long path anywhere
+    assert f"stoppedbysignal{int(signal.SIGTERM)};checkpoint" in said, said[-3000:]
+    assert f"term/checkpoints/{saved[0]:08d}" in said, said[-3000:]
+    assert f"stoppedatversion{saved[0]}after" in "".join(out.read_text().split())
 
 
 @pytest.mark.slow  # quick loop: under 3 minutes in all (pytest -m 'not slow')

@@ -68,18 +68,40 @@ def load_clone_weights(run_dir: Path) -> dict[str, torch.Tensor]:
 
 def clone_policy(config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,
                  on_progress: ProgressFn | None = None) -> CloneSummary:
+    """Clone ``clone.bot`` into ``policy``, phase by phase (the module docstring); the phases finished before
+    (``clone/progress.json``) are skipped."""
     c = config.clone
-    store = ShardStore(clone_dir(run_dir))
-    phases = store.progress.phases
-    weights = store.directory / CLONE_WEIGHTS
-    if weights.is_file() and phases:  # resume: the weights of the last finished training phase
-        policy.load_state_dict(load_file(str(weights)))
-    trainer = SupervisedTrainer(policy, c, config.rollout.sample_steps, seed=config.run.seed)
-    trainer.update_normalizers = not any(name.startswith("train") for name in phases)
-    progress = on_progress or (lambda *args: None)
+    clone = _Clone(config, run_dir, policy, log, on_progress)
+    clone.record("teacher", c.agent_steps, None)
+    clone.fit("train-0", c.passes)
+    for r in range(1, c.dagger_rounds + 1):
+        clone.record(f"dagger-{r}", c.dagger_agent_steps, Inference(policy, seed=config.run.seed + r))
+        clone.fit(f"train-{r}", c.dagger_passes)
+    return clone.finish(f"train-{c.dagger_rounds}")
 
-    def record(kind: str, target: int, inference: Inference | None) -> None:
-        if kind in phases:
+
+class _Clone:
+    """The phases of one clone over its shard store: ``record`` (teacher or DAgger data), ``fit`` (supervised
+    passes), ``finish``. Each phase is skipped when ``progress.json`` has it."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,
+                 on_progress: ProgressFn | None):
+        self.config, self.c = config, config.clone
+        self.policy, self.log = policy, log
+        self.store = ShardStore(clone_dir(run_dir))
+        self.phases = self.store.progress.phases
+        self.weights = self.store.directory / CLONE_WEIGHTS
+        if self.weights.is_file() and self.phases:  # resume: the weights of the last finished training phase
+            policy.load_state_dict(load_file(str(self.weights)))
+        self.trainer = SupervisedTrainer(policy, self.c, config.rollout.sample_steps, seed=config.run.seed)
+        self.trainer.update_normalizers = not any(name.startswith("train") for name in self.phases)
+        self.progress = on_progress or (lambda *args: None)
+
+    def record(self, kind: str, target: int, inference: Inference | None) -> None:
+        """Record ``target`` agent-steps of the bot's play (``inference`` None) or of the clone's, labelled by the
+        bot, as shards of the training and held-out streams."""
+        config, store, progress = self.config, self.store, self.progress
+        if kind in self.phases:
             return
         t0 = time.perf_counter()
         done = start = store.progress.agent_steps(kind)
@@ -90,7 +112,7 @@ def clone_policy(config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,
         results = []
         while done < target:
             progress(kind, done, target, f"recording {kind}")
-            shard = recorder.record(c.shard_steps)
+            shard = recorder.record(self.c.shard_steps)
             per_stream = shard.steps * shard.labels.shape[2] * config.rollout.decision_steps
             for split, mask in (("train", ~recorder.held_out), ("valid", recorder.held_out)):
                 if mask.any():
@@ -98,73 +120,84 @@ def clone_policy(config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,
             done = store.progress.agent_steps(kind)
             results += recorder.take_results()
         seconds = time.perf_counter() - t0
-        phases[kind] = {"agent_steps": done, "seconds": seconds, "agent_steps_per_s": (done - start) / max(seconds, 1e-9),
-                        **win_rates(results)}
+        self.phases[kind] = {"agent_steps": done, "seconds": seconds,
+                             "agent_steps_per_s": (done - start) / max(seconds, 1e-9), **win_rates(results)}
         store.save_progress()
         progress(kind, target, target, f"recorded {kind}")
-        log(store.progress.agent_steps(), {f"clone/{kind}/{k}": v for k, v in phases[kind].items()})
+        self.log(store.progress.agent_steps(), {f"clone/{kind}/{k}": v for k, v in self.phases[kind].items()})
 
-    def fit(name: str, passes: int) -> None:
-        if name in phases:
+    def fit(self, name: str, passes: int) -> None:
+        """Supervised passes over every training shard so far while the held-out loss falls (``clone.patience``);
+        the best pass's weights are kept and saved."""
+        if name in self.phases:
             return
         t0 = time.perf_counter()
-        train_files = store.progress.files("train")
-        teacher_valid = store.progress.files("valid", ("teacher",))
-        dagger_valid = [f for f in store.progress.files("valid") if f not in teacher_valid]
+        files = self._fit_files()
         best_loss, best_state, best_metrics, stale = float("inf"), None, {}, 0
         history = []
-        # about how many gradient steps a pass takes (a step trains one chunk of up to clone.batch_streams streams)
-        per_pass = max(1, sum(s.streams * (s.steps // config.rollout.sample_steps)
-                              for s in store.progress.shards if s.split == "train") // c.batch_streams)
         for p in range(passes):
-            steps_before = trainer.grad_steps
-            text = f"{name}: pass {p + 1} of at most {passes}"
-
-            def on_step(record: dict, p=p, text=text, steps_before=steps_before) -> None:
-                done = min((trainer.grad_steps - steps_before) / per_pass, 1.0)
-                progress(name, p + done, passes, f"{text} (loss {record['clone_train/loss']:.2f})")
-
-            train = trainer.train_pass(store, train_files, on_step)
-            # held out: the teacher's own games (comparable across phases) and the clone's DAgger games
-            valid = trainer.evaluate(store, teacher_valid) if teacher_valid else {}
-            if dagger_valid:
-                valid.update({k.replace("clone_valid/", "clone_valid_dagger/"): v
-                              for k, v in trainer.evaluate(store, dagger_valid).items()})
+            train, valid = self._fit_pass(name, p, passes, *files)
             history.append({"train_loss": train.get("clone_train/loss"), "valid_loss": valid.get("clone_valid/loss"),
                             "valid_dagger_loss": valid.get("clone_valid_dagger/loss")})
-            log(store.progress.agent_steps(), {**train, **valid, "clone/pass": p + 1, "clone/grad_steps":
-                                               trainer.grad_steps, "clone/pass_grad_steps": trainer.grad_steps - steps_before})
             # stop when the held-out loss (the mean over both kinds of games, where there are both) stops falling
             held_out = [valid[k] for k in ("clone_valid/loss", "clone_valid_dagger/loss") if k in valid]
             loss = float(np.mean(held_out)) if held_out else train.get("clone_train/loss", float("inf"))
             if loss < best_loss - 1e-3:
-                best_loss, best_state, best_metrics, stale = loss, copy.deepcopy(policy.state_dict()), valid, 0
+                best_loss, best_state, best_metrics, stale = loss, copy.deepcopy(self.policy.state_dict()), valid, 0
             else:
                 stale += 1
-                if stale >= c.patience:
+                if stale >= self.c.patience:
                     break
         if best_state is not None:
-            policy.load_state_dict(best_state)
+            self.policy.load_state_dict(best_state)
         seconds = time.perf_counter() - t0
-        phases[name] = {"passes": len(history), "grad_steps": trainer.grad_steps, "seconds": seconds,
-                        "history": history, "held_out": best_metrics}
-        tmp = weights.with_name(f".{weights.name}.tmp")
-        save_file({k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}, str(tmp))
-        tmp.replace(weights)
-        store.save_progress()
-        progress(name, passes, passes, f"{name}: done")
+        self.phases[name] = {"passes": len(history), "grad_steps": self.trainer.grad_steps, "seconds": seconds,
+                             "history": history, "held_out": best_metrics}
+        tmp = self.weights.with_name(f".{self.weights.name}.tmp")
+        save_file({k: v.detach().cpu().contiguous() for k, v in self.policy.state_dict().items()}, str(tmp))
+        tmp.replace(self.weights)
+        self.store.save_progress()
+        self.progress(name, passes, passes, f"{name}: done")
 
-    record("teacher", c.agent_steps, None)
-    fit("train-0", c.passes)
-    for r in range(1, c.dagger_rounds + 1):
-        record(f"dagger-{r}", c.dagger_agent_steps, Inference(policy, seed=config.run.seed + r))
-        fit(f"train-{r}", c.dagger_passes)
-    last = f"train-{c.dagger_rounds}"
-    phases["done"] = {"agent_steps": store.progress.agent_steps(),
-                      "bytes_per_million_agent_steps": bytes_per_million(store.progress)}
-    store.save_progress()
-    held_out = {k: v for k, v in phases[last]["held_out"].items() if "/loss" in k or "/accuracy" in k}
-    return CloneSummary(store.progress.agent_steps(), held_out, phases)
+    def _fit_files(self) -> tuple[list, list, list, int]:
+        """The training shards, the held-out ones of the teacher's games and of the DAgger games, and about how
+        many gradient steps a pass takes (a step trains one chunk of up to clone.batch_streams streams)."""
+        progress = self.store.progress
+        teacher_valid = progress.files("valid", ("teacher",))
+        dagger_valid = [f for f in progress.files("valid") if f not in teacher_valid]
+        per_pass = max(1, sum(s.streams * (s.steps // self.config.rollout.sample_steps)
+                              for s in progress.shards if s.split == "train") // self.c.batch_streams)
+        return progress.files("train"), teacher_valid, dagger_valid, per_pass
+
+    def _fit_pass(self, name: str, p: int, passes: int, train_files: list, teacher_valid: list, dagger_valid: list,
+                  per_pass: int) -> tuple[dict, dict]:
+        """Pass ``p`` of phase ``name``: the training metrics and the held-out ones (logged)."""
+        store, trainer = self.store, self.trainer
+        steps_before = trainer.grad_steps
+        text = f"{name}: pass {p + 1} of at most {passes}"
+
+        def on_step(record: dict) -> None:
+            done = min((trainer.grad_steps - steps_before) / per_pass, 1.0)
+            self.progress(name, p + done, passes, f"{text} (loss {record['clone_train/loss']:.2f})")
+
+        train = trainer.train_pass(store, train_files, on_step)
+        # held out: the teacher's own games (comparable across phases) and the clone's DAgger games
+        valid = trainer.evaluate(store, teacher_valid) if teacher_valid else {}
+        if dagger_valid:
+            valid.update({k.replace("clone_valid/", "clone_valid_dagger/"): v
+                          for k, v in trainer.evaluate(store, dagger_valid).items()})
+        self.log(store.progress.agent_steps(), {**train, **valid, "clone/pass": p + 1, "clone/grad_steps":
+                                                trainer.grad_steps, "clone/pass_grad_steps": trainer.grad_steps - steps_before})
+        return train, valid
+
+    def finish(self, last: str) -> CloneSummary:
+        """The clone's summary; ``last``, the last training phase, gives the held-out figures."""
+        store = self.store
+        self.phases["done"] = {"agent_steps": store.progress.agent_steps(),
+                               "bytes_per_million_agent_steps": bytes_per_million(store.progress)}
+        store.save_progress()
+        held_out = {k: v for k, v in self.phases[last]["held_out"].items() if "/loss" in k or "/accuracy" in k}
+        return CloneSummary(store.progress.agent_steps(), held_out, self.phases)
 
 
 def hash_kind(kind: str) -> int:

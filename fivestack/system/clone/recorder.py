@@ -23,7 +23,7 @@ from fivestack.system.clone.shards import Shard
 from fivestack.runs.config import TrainConfig
 from fivestack.match.inference import initial_state
 from fivestack.match.inference import InferenceRequest
-from fivestack.system.rollout import bot_row_actions
+from fivestack.system.rollout_hooks import bot_row_actions
 from fivestack.match.teams import active_heroes, team_view
 
 

@@ -121,9 +121,10 @@ class ControllerActor:
         return {"agent_steps": self.agent_steps, "worker_seed": self.worker_seed, "latest": self.latest}
 
     # metrics and checkpoints
-    def log(self, version: int, metrics: dict) -> None:
+    def log(self, version: int, metrics: dict, agent_steps: int | None = None) -> None:
+        """Log ``metrics`` at ``version`` and ``agent_steps`` (the run's agent-steps now if None)."""
         with self.lock:
-            self.controller.log(version, self.agent_steps, metrics)
+            self.controller.log(version, self.agent_steps if agent_steps is None else agent_steps, metrics)
 
     def save(self, payload: dict, elapsed: float, win_rates: dict, ratings: dict) -> str:
         """A checkpoint of rank 0's ``payload`` (model, optimizer tensors and scalars, buffer accounting) with

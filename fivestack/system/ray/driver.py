@@ -1,24 +1,24 @@
-"""The driver: starts, watches and restarts the actors, gathers their statistics, triggers checkpoints and
-ratings. It never calls an optimizer per batch."""
+"""The driver: a ``TrainingLoop`` (``system/loop.py``: budget, checkpoints, ratings, annealing, signals, progress)
+whose step watches and restarts the actors and gathers their statistics every ``ray.log_seconds``. It starts the
+actors, runs the evaluator actor one version at a time, and never calls an optimizer per batch."""
 
 from __future__ import annotations
 
 import os
-import signal
-import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable
 
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from fivestack.model.policy import Policy, parameter_count
-from fivestack.system.annealing import Annealing
 from fivestack.runs.config import ConfigError, TrainConfig, reward_weights
 from fivestack.system.controller import RunStopped, new_run_dir
-from fivestack.system.evaluator import progress_ratings, rating_metrics
+from fivestack.system.loop import Report, TrainingLoop, say_line
 from fivestack.system.metrics import ray_metrics
 from fivestack.system.ray.controller import ControllerActor
 from fivestack.system.ray.evaluator import EvaluatorActor
@@ -27,8 +27,7 @@ from fivestack.system.ray.messages import CONTROLLER, to_numpy
 from fivestack.system.ray.optimizer import OptimizerActor
 from fivestack.system.ray.rollout import RolloutActor
 from fivestack.match.teams import active_heroes
-from fivestack.system.run_state import RatingSchedule, RunState, load_run, model_mismatch
-from fivestack.system.runner import Progress
+from fivestack.system.run_state import RunState, load_run, model_mismatch
 
 
 def init_ray(rc, **kwargs) -> None:
@@ -64,8 +63,13 @@ class Slot:
         return 0.0 if len(recent) <= 1 else min(2.0 ** (len(recent) - 1), 30.0)
 
 
-class RayRunner:
-    def __init__(self, config: TrainConfig, resume: Path | None = None, say=print):
+class RayRunner(TrainingLoop):
+    """The ``Runner`` of Ray actors: ``run`` (the ``TrainingLoop``'s) trains until the budget, ``close`` stops the
+    actors (and Ray, if it started it)."""
+
+    rate_one_at_a_time = True  # one evaluator actor, one version at a time
+
+    def __init__(self, config: TrainConfig, resume: Path | None = None, say: Callable[[str], None] = say_line):
         if config.asp.share > 0:
             raise ConfigError(f"asp.share = {config.asp.share:g}: the ray runner does not play asymmetric self-play "
                               f"games; use --runner serial, or asp.share=0")
@@ -90,9 +94,7 @@ class RayRunner:
         else:
             self.run_dir = new_run_dir(config)
             self.state = RunState.new(config.run.seed, "ray")
-        self.ratings = RatingSchedule.from_state(config.eval.every_versions, self.state.ratings)
-        self.annealing = Annealing.from_state(config.anneal, self.state.anneal, self.state.version)
-        self.state.anneal = self.annealing.state_dict() if self.annealing else self.state.anneal  # to the controller
+        self._init_loop(config, self.state, say)  # the annealing's state goes to the controller
         self.agent_steps = self.state.agent_steps
         self.started_ray = False
         if not ray.is_initialized():
@@ -113,6 +115,9 @@ class RayRunner:
         self.inference = [Slot("inference", i) for i in range(rc.inference)]
         self.rollouts = [Slot("rollout", i) for i in range(rc.rollout_workers)]
         self.evaluator = Slot("evaluator", 0)
+        self.eval_task = None  # the version the evaluator actor rates now: its task and (version, agent_steps)
+        self.eval_job: tuple[int, int] | None = None
+        self.last_log = time.monotonic()
         for slot in self.inference:
             self._start(slot)
         for slot in self.rollouts:
@@ -175,24 +180,33 @@ class RayRunner:
     def inference_pids(self) -> list[int]:
         return ray.get([slot.actor.pid.remote() for slot in self.inference if slot.actor is not None])
 
-    # ------------------------------------------------------------------ checkpoints
-    def checkpoint(self, elapsed: float) -> Path:
-        payload = self.optimizers[0].checkpoint_payload.remote()
-        return Path(ray.get(self.controller.save.remote(payload, elapsed, self.state.win_rates,
-                                                        self.ratings.state_dict())))
+    # ------------------------------------------------------------------ the step: watch the actors, gather statistics
+    def _begin(self) -> None:
+        self.last_log = time.monotonic()
 
-    # ------------------------------------------------------------------ ratings
-    def _next_rating(self) -> tuple[int, int] | None:
-        """A version to rate, one at a time: one left over from before a restart, else the pool's newest
-        version when a rating is due (``RatingSchedule``)."""
-        if not self.ratings.pending:
-            joined = ray.get(self.controller.pool_state.remote())["last_joined"]
-            self.ratings.offer(joined, self.agent_steps)
-        return self.ratings.pending[0] if self.ratings.pending else None
+    @contextmanager
+    def _running(self):
+        try:
+            yield
+        except RayActorError as exc:  # an optimizer lost (with its node): the run cannot go on without its state
+            raise RunStopped(f"an optimizer was lost ({type(exc).__name__}: its process or node died or cannot be "
+                             f"reached); the run stops: resume it from its last checkpoint with --resume "
+                             f"{self.run_dir}") from exc
 
-    # ------------------------------------------------------------------ metrics
-    def _gather(self, interval: float) -> dict[str, float]:
-        """Every actor's statistics since the last call, as the interval's metrics (``metrics.ray_metrics``)."""
+    def _step(self) -> Report | None:
+        time.sleep(0.2)
+        now = time.monotonic()
+        self._watch()
+        if now - self.last_log < self.config.ray.log_seconds:
+            self.version = ray.get(self.controller.latest_version.remote())
+            return None
+        metrics, rollouts = self._gather(now - self.last_log)
+        self.last_log = now
+        return Report(metrics, metrics.get("throughput/agent_steps_per_s", 0.0), rollouts)
+
+    def _gather(self, interval: float) -> tuple[dict[str, float], dict]:
+        """Every actor's statistics since the last call, as the interval's metrics (``metrics.ray_metrics``), and
+        the rollout workers' totals."""
         opt = ray.get([o.take_stats.remote() for o in self.optimizers])
         inf = []
         for slot in self.inference:
@@ -208,83 +222,63 @@ class RayRunner:
         out.update(ray_metrics(opt, inf, rollouts, interval, cfg.ray.buffer_samples,
                                cfg.rollout.sample_steps * cfg.rollout.decision_steps,
                                active_heroes(cfg.game.mode).shape[1], reward_weights(cfg.reward)))
-        if self.annealing:
-            out.update(self.annealing.metrics(self.annealing.share(self.version), rollouts))
-        return out
+        return out, rollouts
 
-    # ------------------------------------------------------------------ the loop
-    def run(self, on_progress=None, stop=lambda: False) -> Progress:
-        cfg = self.config
-        budget = cfg.run.minutes * 60.0
-        start = time.monotonic()
-        last_checkpoint = last_log = start
-        eval_task = None
-        signalled: list[int] = []
-        previous = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                previous[sig] = signal.signal(sig, lambda s, f: signalled.append(s))
-        elapsed_before = self.state.elapsed
-        progress = Progress(self.version, self.agent_steps, 0.0, elapsed_before, budget)
-        try:
-            while not (signalled or stop()):
-                time.sleep(0.2)
-                now = time.monotonic()
-                elapsed = elapsed_before + now - start
-                self._watch()
-                if now - last_log >= cfg.ray.log_seconds:
-                    metrics = self._gather(now - last_log)
-                    last_log = now
-                    if eval_task is not None:
-                        ready, _ = ray.wait([eval_task], timeout=0)
-                        if ready:
-                            try:
-                                record = self.ratings.finish(ray.get(ready[0]))
-                                metrics.update(rating_metrics(record))
-                                if self.annealing:  # the best rating, or a revert: the actors read the share
-                                    self.annealing.on_record(record)
-                                    self.controller.set_anneal.remote(self.annealing.state_dict())
-                                self.state.win_rates = progress_ratings(record)
-                            except RayActorError as exc:  # rated again by its replacement
-                                self._died(self.evaluator, exc)
-                            eval_task = None
-                    job = self._next_rating() if eval_task is None else None
-                    if job is not None and (self.evaluator.actor is not None or now >= self.evaluator.restart_at):
-                        if self.evaluator.actor is None:
-                            self._start(self.evaluator)
-                        eval_task = self.evaluator.actor.rate.remote(job[0])
-                    self.controller.log.remote(self.version, metrics)
-                    progress = Progress(self.version, self.agent_steps,
-                                        metrics.get("throughput/agent_steps_per_s", 0.0), elapsed, budget,
-                                        dict(self.state.win_rates))
-                    if on_progress is not None:
-                        on_progress(progress)
-                else:
-                    self.version = ray.get(self.controller.latest_version.remote())
-                if budget and elapsed >= budget:
-                    break
-                if cfg.run.max_versions and self.version >= cfg.run.max_versions:
-                    break
-                if now - last_checkpoint >= cfg.run.checkpoint_minutes * 60.0:
-                    self.checkpoint(elapsed)
-                    last_checkpoint = now
-        except RayActorError as exc:  # an optimizer lost (with its node): the run cannot go on without its state
-            raise RunStopped(f"an optimizer was lost ({type(exc).__name__}: its process or node died or cannot be "
-                             f"reached); the run stops: resume it from its last checkpoint with --resume "
-                             f"{self.run_dir}") from exc
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+    def _log(self, version: int, agent_steps: int, metrics: dict[str, float]) -> None:
+        self.controller.log.remote(version, metrics, agent_steps)
+
+    def _save(self) -> Path:
+        """The checkpoint (``TrainingLoop.checkpoint``): rank 0's weights and optimizer, written by the controller
+        with its own part of the run state."""
+        payload = self.optimizers[0].checkpoint_payload.remote()
+        return Path(ray.get(self.controller.save.remote(payload, self.state.elapsed, self.state.win_rates,
+                                                        self.state.ratings)))
+
+    def _annealing_changed(self) -> None:
+        self.controller.set_anneal.remote(self.annealing.state_dict())  # the rollout actors read the share there
+
+    def _stop_components(self) -> None:
         self._stop_optimizers()
-        self.state.elapsed = elapsed_before + time.monotonic() - start
-        path = self.checkpoint(self.state.elapsed)
-        counters = ray.get(self.controller.counters.remote())
-        self.agent_steps = counters["agent_steps"]
+
+    def _stopped(self, path: Path) -> None:
+        self.agent_steps = ray.get(self.controller.counters.remote())["agent_steps"]
         self.version = int(path.name)
-        if signalled:
-            self.say(f"stopped by signal {signalled[0]}; checkpoint {path}")
-        return Progress(self.version, self.agent_steps, progress.agent_steps_per_s,
-                        self.state.elapsed, budget, dict(self.state.win_rates))
+
+    # ------------------------------------------------------------------ the evaluator actor
+    @property
+    def pool_joined(self) -> int:
+        """The last version that joined the opponent pool (the controller's)."""
+        return ray.get(self.controller.pool_state.remote())["last_joined"]
+
+    def _send_rating(self, version: int, agent_steps: int) -> None:
+        self._start_rating()
+
+    def _start_rating(self) -> None:
+        """Rate the oldest pending version, once the evaluator actor is free (and past its back-off if it died)."""
+        if self.eval_task is not None or not self.ratings.pending:
+            return
+        if self.evaluator.actor is None:
+            if time.monotonic() < self.evaluator.restart_at:
+                return
+            self._start(self.evaluator)
+        self.eval_job = self.ratings.pending[0]
+        self.eval_task = self.evaluator.actor.rate.remote(self.eval_job[0])
+
+    def _rating_messages(self, timeout: float) -> list[dict]:
+        if self.eval_task is None:  # left pending by an evaluator that died, or by an earlier session
+            self._start_rating()
+            return []
+        ready, _ = ray.wait([self.eval_task], timeout=timeout)
+        if not ready:
+            return []
+        self.eval_task = None
+        try:
+            message = ray.get(ready[0])
+        except RayActorError as exc:  # rated again by its replacement
+            self._died(self.evaluator, exc)
+            return []
+        message["record"]["agent_steps"] = self.eval_job[1]
+        return [message]
 
     def _stop_optimizers(self) -> None:
         for slot in self.rollouts:  # no new data while the optimizers stop
