@@ -31,7 +31,7 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import no_orders
 from fivestack.game.layout import HEROES_PER_TEAM
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult, initial_state
-from fivestack.match.teams import active_heroes, team_view
+from fivestack.match.teams import active_heroes, decides, team_view
 from fivestack.model.policy import ALL_GROUPS, CheckpointMismatch, Policy, PolicyConfig
 from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint, read_snapshot, snapshot_path
 from fivestack.runs.config import TrainConfig, load_config
@@ -84,7 +84,7 @@ class PolicyTeamAgent:
             self.steps_played = np.zeros(n, np.int64)
         out = no_orders(n, HEROES_PER_TEAM)
         rows = np.arange(n) if games is None else np.asarray(games, np.int64).reshape(-1)
-        deciding = self.steps_played[rows] % self.decision_steps == 0
+        deciding = decides(self.steps_played[rows], self.decision_steps)
         self.steps_played[rows] += 1
         rows = rows[deciding]
         m = rows.size

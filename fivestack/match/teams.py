@@ -3,6 +3,7 @@
     active_heroes(mode)        (2, K) the hero indices each team drives: all five, or the mid hero in 1v1
     team_view(obs, heroes)     env observations (games, 2 | 10, ...) -> team-major rows (2 games, [K,] ...),
                                the rows the policy takes (row 2g + side is game g's team ``side``)
+    decides(timestep, k)       the decision-steps rule: whether a policy decides at a game's timestep
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ def active_heroes(mode: str) -> np.ndarray:
     """(2, K) hero indices each team's replicas drive: all five, or the one mid hero in 1v1."""
     k = 1 if mode == "1v1" else HEROES_PER_TEAM
     return np.stack([np.arange(k), HEROES_PER_TEAM + np.arange(k)])
+
+
+def decides(timestep: int | np.ndarray, decision_steps: int) -> bool | np.ndarray:
+    """The one decision-steps rule (``rollout.decision_steps = k``): a policy decides at timesteps 0, k, 2k, ...
+    of a game, and at the others every hero keeps its order (``game.layout.NO_ORDER``: a no-op continues a move
+    or an attack). The rollout trains under it and ``PolicyTeamAgent`` plays under it."""
+    return timestep % decision_steps == 0
 
 
 def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.ndarray]:

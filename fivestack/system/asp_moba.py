@@ -17,7 +17,7 @@ The other side's hero stands still (no-op) in both phases, so that Bob's start i
 R_A for each of Alice's steps); Alice's and the idle hero's steps are not training data (their rows are not
 the learner's, so the worker drops their samples), but every step counts as agent-steps, as played.
 
-Outside these games the goal input is zeros (flag 0). Row owners ``ALICE`` and ``IDLE`` sit beside
+Outside these games the goal input is zeros (flag 0). Row owners ``OWNER_ALICE`` and ``OWNER_IDLE`` sit beside
 ``pool.LATEST`` and ``pool.BOT`` in ``RolloutWorker.row_owners``. The goal input's width, ``GOAL_WIDTH``, is the
 config's (``runs.config``), which checks the policy has it.
 """
@@ -30,15 +30,15 @@ import numpy as np
 
 from fivestack.asp.policy import MLPPolicy, UpdateBatch
 from fivestack.asp.rewards import alice_reward, bob_reward, bob_time
+from fivestack.asp.selfplay import ALICE, BOB  # the players, whose turn it is (the phase of a game)
 from fivestack.game.layout import (A_ATTACK_MOVE, A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, GOLD,
                                    HP, HP_MAX, IT_ID, LEVEL, MAP_SIZE, N_ACTION_FIELDS, X, Y)
 from fivestack.game.patch import I_COST
 from fivestack.match.inference import InferenceResult
 from fivestack.runs.config import GOAL_WIDTH, AspConfig
 
-ALICE = -3  # row owners beside pool.LATEST (-1) and pool.BOT (-2)
-IDLE = -4
-ALICE_PHASE, BOB_PHASE = 0, 1
+OWNER_ALICE = -3  # row owners beside pool.LATEST (-1) and pool.BOT (-2)
+OWNER_IDLE = -4
 DIRECTIONS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
 N_ALICE_ACTIONS = 1 + 2 * len(DIRECTIONS) + 1  # keep order, 8 moves, 8 attack-moves, STOP (last, as asp.policy)
 STOP = N_ALICE_ACTIONS - 1
@@ -105,7 +105,7 @@ class MobaSelfPlay:
         self.alice = MLPPolicy(1, ALICE_INPUTS, N_ALICE_ACTIONS, (32, 32), config.alice_learning_rate, self.rng,
                                entropy=0.01)
         self.side = np.zeros(self.n, np.int64)  # the side Alice (then Bob) plays
-        self.phase = np.full(self.n, ALICE_PHASE)
+        self.phase = np.full(self.n, ALICE)
         self.seed = np.zeros(self.n, np.uint64)
         self.t_a = np.zeros(self.n, np.int64)
         self.t_b = np.zeros(self.n, np.int64)
@@ -126,8 +126,8 @@ class MobaSelfPlay:
 
     def set_owners(self, owners: np.ndarray) -> None:
         mine = self.alice_rows()
-        owners[mine] = np.where(self.phase == ALICE_PHASE, ALICE, owners[mine])  # Bob: the learner (LATEST)
-        owners[2 * self.games + 1 - self.side] = IDLE
+        owners[mine] = np.where(self.phase == ALICE, OWNER_ALICE, owners[mine])  # Bob: the learner (LATEST)
+        owners[2 * self.games + 1 - self.side] = OWNER_IDLE
 
     def hero_states(self, env) -> np.ndarray:
         return hero_state(env.game, self.games, self.heroes[self.side])
@@ -160,7 +160,7 @@ class MobaSelfPlay:
         self.stopped[:] = False
         self.actions[:, ACT_PRIMARY] = 0
         self.actions[:, ACT_OFFSET_X] = self.actions[:, ACT_OFFSET_Y] = 4
-        which = np.flatnonzero(self.phase == ALICE_PHASE)
+        which = np.flatnonzero(self.phase == ALICE)
         if not which.size:
             return
         self._hp, self._hp_max = env.game.state.uf[..., HP], env.game.state.uf[..., HP_MAX]
@@ -183,7 +183,7 @@ class MobaSelfPlay:
         alice = self.alice_rows()
         for i, row in enumerate(rows):
             j = np.flatnonzero(alice == row)
-            if j.size and self.phase[j[0]] == ALICE_PHASE:
+            if j.size and self.phase[j[0]] == ALICE:
                 actions[i, :] = self.actions[j[0]]
         zeros = np.zeros((rows.size, k), np.float32)
         state = tuple(np.zeros((rows.size * k, lstm_size), np.float32) for _ in range(2))
@@ -192,7 +192,7 @@ class MobaSelfPlay:
     def goal_features(self, env, n_teams: int, k: int) -> np.ndarray:
         """(teams, K, GOAL_WIDTH): on Bob's rows [1, goal minus his hero's state (scaled), decisions left / t_max]."""
         out = np.zeros((n_teams, k, GOAL_WIDTH), np.float32)
-        bob = np.flatnonzero(self.phase == BOB_PHASE)
+        bob = np.flatnonzero(self.phase == BOB)
         if bob.size:
             delta = self.goal[bob] - self.hero_states(env)[bob]
             left = (self.config.t_max - self.t_a[bob] - self.t_b[bob]) / self.config.t_max
@@ -211,15 +211,15 @@ class MobaSelfPlay:
         state = self.hero_states(env)
         done_ended = ended[self.games]
         resets, seeds = [], []
-        alice = np.flatnonzero(self.phase == ALICE_PHASE)
+        alice = np.flatnonzero(self.phase == ALICE)
         self.t_a[alice] += 1
-        bob = np.flatnonzero(self.phase == BOB_PHASE)
+        bob = np.flatnonzero(self.phase == BOB)
         self.t_b[bob] += 1
         for j in alice:
             if self.stopped[j] or self.t_a[j] >= c.alice_t_max or done_ended[j]:
                 if not self.stopped[j]:
                     self.goal[j] = state[j]  # her state where she had to stop
-                self.phase[j] = BOB_PHASE
+                self.phase[j] = BOB
                 self.t_b[j] = 0
                 resets.append(j)
                 seeds.append(self.seed[j])
@@ -232,7 +232,7 @@ class MobaSelfPlay:
                 self.finished.append((self.trajectory[j], r_a))
                 self._record(j, bool(success[i]), int(t_b), r_a)
                 self.trajectory[j] = []
-                self.phase[j] = ALICE_PHASE
+                self.phase[j] = ALICE
                 self.t_a[j] = self.t_b[j] = 0
                 self.side[j] = self.rng.integers(2)
                 self.seed[j] = self.take_seeds(1)[0]

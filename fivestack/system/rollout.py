@@ -36,10 +36,10 @@ import time
 import numpy as np
 
 from fivestack.env.batched import BatchedEnv
-from fivestack.game.engine import GameConfig
+from fivestack.game.engine import GameConfig, no_orders
 from fivestack.game.layout import N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
 from fivestack.match.inference import InferenceRequest, InferenceResult, initial_state
-from fivestack.match.teams import active_heroes, team_view
+from fivestack.match.teams import active_heroes, decides, team_view
 from fivestack.rl.gae import gae, gamma_from_horizon
 from fivestack.rl.rewards import shaped_reward
 from fivestack.runs.config import TrainConfig, reward_weights
@@ -141,8 +141,7 @@ class RolloutWorker:
         self.hero_slots = np.tile(self.heroes, (self.n_games, 1)).astype(np.int64)  # (T, K)
         self.decision_steps = config.rollout.decision_steps
         self.reward_weights = reward_weights(config.reward)
-        self.keep_orders = self._env_actions(np.zeros((self.n_teams, self.k, N_ACTION_FIELDS), np.int64))
-        self.keep_orders[..., 2] = -1  # no-ops: every hero keeps its order
+        self.keep_orders = no_orders(self.n_games, N_HEROES)  # between decisions every hero keeps its order
         self.gamma = gamma_from_horizon(config.ppo.horizon_seconds, STEP_SECONDS * self.decision_steps)
         self.next_seed = int(seed) * 1_000_003
         first_seeds = self.take_seeds(self.n_games)
@@ -190,8 +189,8 @@ class RolloutWorker:
         self._new_games(np.arange(self.n_games))
 
     def row_owners(self) -> np.ndarray:
-        """(T,) who plays each team row: LATEST, BOT, the past version of that game, or a hook's player (ALICE,
-        IDLE)."""
+        """(T,) who plays each team row: LATEST, BOT, the past version of that game, or a hook's player
+        (asp_moba's OWNER_ALICE, OWNER_IDLE)."""
         owners = np.full(self.n_teams, LATEST, np.int64)
         other = np.flatnonzero(self.opponent_version != LATEST)
         owners[2 * other + self.opponent_side[other]] = self.opponent_version[other]
@@ -219,8 +218,7 @@ class RolloutWorker:
         return InferenceResult.merge(self.n_teams, parts, mine.version)
 
     def _env_actions(self, actions: np.ndarray) -> np.ndarray:
-        out = np.zeros((self.n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
-        out[..., 2] = -1
+        out = no_orders(self.n_games, N_HEROES)
         out[:, self.heroes.reshape(-1)] = actions.reshape(self.n_games, 2 * self.k, N_ACTION_FIELDS)
         return out
 
@@ -237,7 +235,7 @@ class RolloutWorker:
         owners = self.row_owners()
         for step in range(self.decision_steps):
             last = step == self.decision_steps - 1  # observations are encoded only where the policy looks
-            if step > 0:
+            if not decides(step, self.decision_steps):
                 env_actions = self.keep_orders
                 for hook in self.hooks:
                     env_actions = hook.between_steps(self, env_actions, owners)

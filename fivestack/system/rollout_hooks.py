@@ -41,7 +41,7 @@ from fivestack.game.patch import feature_mask, patch_features
 from fivestack.match.inference import InferenceRequest, InferenceResult
 from fivestack.runs.config import TrainConfig
 from fivestack.system.annealing import draw_features
-from fivestack.system.asp_moba import ALICE, IDLE, MobaSelfPlay
+from fivestack.system.asp_moba import OWNER_ALICE, OWNER_IDLE, MobaSelfPlay
 from fivestack.system.pool import BOT, LATEST
 
 InferenceFn = Callable[[InferenceRequest], InferenceResult]
@@ -229,7 +229,7 @@ class SelfPlay(RolloutHook):
         self.asp.set_owners(owners)
 
     def plays(self, owner: int) -> bool:
-        return owner in (ALICE, IDLE)
+        return owner in (OWNER_ALICE, OWNER_IDLE)
 
     def act(self, worker, owner, rows, request, version):
         return self.asp.result(rows, version, worker.k, request.state[0].shape[-1])

@@ -14,7 +14,8 @@ import torch
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.model.policy import Policy, PolicyConfig
-from fivestack.system.asp_moba import ALICE, BOB_PHASE, GOAL_WIDTH, IDLE, MobaSelfPlay, hero_state
+from fivestack.asp.selfplay import BOB
+from fivestack.system.asp_moba import GOAL_WIDTH, OWNER_ALICE, OWNER_IDLE, MobaSelfPlay, hero_state
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.pool import LATEST
 from fivestack.system.rollout import RolloutWorker
@@ -69,7 +70,7 @@ def self_play(t_max=20, alice_t_max=10, gamma=0.01):
 
 def bob_turn(asp, env, t_a, t_b, goal_offset):
     """Game 0 in Bob's turn after Alice's t_a decisions and t_b of his own, the goal this far from his hero."""
-    asp.phase[0], asp.t_a[0], asp.t_b[0] = BOB_PHASE, t_a, t_b
+    asp.phase[0], asp.t_a[0], asp.t_b[0] = BOB, t_a, t_b
     asp.trajectory[0] = [(np.zeros(12, np.float32), 0, True)] * t_a
     asp.goal[0] = hero_state(env.game, np.array([0]), asp.heroes[asp.side[[0]]])[0] + goal_offset
 
@@ -116,13 +117,13 @@ def test_alice_stops_and_bob_starts_from_her_start():
     owners = np.full(4, LATEST)
     asp.set_owners(owners)
     alice_row = asp.alice_rows()[0]
-    assert owners[alice_row] == ALICE and owners[alice_row ^ 1] == IDLE and (owners[2:] == LATEST).all()
+    assert owners[alice_row] == OWNER_ALICE and owners[alice_row ^ 1] == OWNER_IDLE and (owners[2:] == LATEST).all()
     asp.decide(env)
     asp.stopped[0] = True  # as if she chose STOP now: her task is the state before it
     asp.goal[0] = [1.0, 2.0, 3.0, 4.0]
     games, seeds = asp.after_decision(env, np.zeros((4, 1), np.float32), np.zeros(2, bool))
     assert list(games) == [0] and seeds[0] == 11  # the same game again, for Bob
-    assert asp.phase[0] == BOB_PHASE and asp.t_a[0] == 1 and asp.goal[0].tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert asp.phase[0] == BOB and asp.t_a[0] == 1 and asp.goal[0].tolist() == [1.0, 2.0, 3.0, 4.0]
     owners = np.full(4, LATEST)
     asp.set_owners(owners)
     assert owners[alice_row] == LATEST  # Bob is the learner

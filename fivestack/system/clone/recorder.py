@@ -17,7 +17,7 @@ import numpy as np
 
 from fivestack.bots.agents import make_bot
 from fivestack.env.batched import BatchedEnv
-from fivestack.game.engine import GameConfig
+from fivestack.game.engine import GameConfig, no_orders
 from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_HEROES
 from fivestack.system.clone.shards import Shard
 from fivestack.runs.config import TrainConfig
@@ -92,8 +92,7 @@ class CloneRecorder:
     def _opponent_actions(self) -> np.ndarray:
         """(games, 10, 5) env actions: every opponent bot's (they act at each timestep), no-ops (orders kept) for
         the recorded seats, whose decisions the caller fills in."""
-        out = np.zeros((self.n_games, N_HEROES, N_ACTION_FIELDS), np.int64)
-        out[..., 2] = -1  # no-op: every hero keeps its order
+        out = no_orders(self.n_games, N_HEROES)  # every hero keeps its order
         for side in (0, 1):
             cols = slice(side * HEROES_PER_TEAM, (side + 1) * HEROES_PER_TEAM)
             for name in set(self.opponent_of):
