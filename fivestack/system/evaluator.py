@@ -8,8 +8,9 @@ TrueSkill ratings against a pool of frozen references (``fivestack.match.rating`
                         the runner submits versions and polls for ratings (JSON messages only).
 
 Every match plays half its games as Radiant and half as Dire, all of them at once in one batched env
-(``fivestack.match.games.play_games``; agents are built by ``fivestack.match.agents.build_agent``). ``evaluate`` counts wins only (a draw, a game the time limit ended,
-counts 0) and reports the draw share beside the win rate; TrueSkill ratings take a draw as a draw (score 0.5).
+(``fivestack.match.games.play_games``; agents are built by ``fivestack.match.agents.build_agent``). ``evaluate``
+counts wins only (a draw, a game the time limit ended, counts 0) and reports the draw share beside the win rate;
+TrueSkill ratings take a draw as a draw (score 0.5).
 """
 
 from __future__ import annotations
