@@ -2,7 +2,8 @@
 
 - light-key: N worlds stepped together (a Numba loop over rows) match the same N worlds stepped one at a time,
   and the numpy rule, step for step (states, rewards, reached, ended); its sparse input equals ``encode``;
-- SwimmerGather: N swimmers stepped together match the same N stepped alone;
+- SwimmerGather: N swimmers stepped together match the same N stepped alone, and the threaded
+  ``mujoco.rollout`` path matches stepping each swimmer;
 - the policy's sparse first layer and its gradient equal the dense matmuls; the update built from the rows a
   policy acted on (``_acted_batch``) has the loss and gradient of the full (T x B) batch, and that gradient is
   the sum of per-episode gradients computed one episode at a time;
@@ -93,6 +94,28 @@ def test_swimmergather_batch_matches_swimmers_stepped_one_at_a_time():
             r, reached, ended = e.step(actions[i:i + 1], moving[i:i + 1], target[i:i + 1])
             assert (r[0], reached[0], ended[0]) == (got[0][i], got[1][i], got[2][i])
             np.testing.assert_array_equal(e.state[0], env.state[i])
+
+
+def test_swimmergather_threaded_rollout_matches_stepping_each_swimmer():
+    pytest.importorskip("mujoco")
+    from fivestack.asp.envs import swimmergather as sg
+
+    n = 4
+    plain, threaded = sg.SwimmerGather(n), sg.SwimmerGather(n, threads=2)
+    rng = np.random.default_rng(4)
+    target = np.array([True, False, True, False])
+    plain.reset(np.random.default_rng(9), target)
+    threaded.reset(np.random.default_rng(9), target)
+    for _ in range(6):
+        actions = rng.integers(0, sg.STOP, n)
+        moving = rng.random(n) < 0.8
+        got = threaded.step(actions, moving, target)
+        want = plain.step(actions, moving, target)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        # not bit for bit over many actions: rollout does not hand back the constraint solver's warm start, so
+        # at a joint limit the next action's solve starts elsewhere (measured: 3e-6 apart after 30 actions)
+        np.testing.assert_allclose(threaded.state, plain.state, rtol=0, atol=1e-6)
 
 
 def _sparse_rows(rng, S=2, R=9, K=5, d=12):
