@@ -101,6 +101,39 @@ def _sparse_weight_grad(index, value, dz, out):  # pragma: no cover - compiled
                         out[s, i, j] += v * dz[s, r, j]
 
 
+@njit(cache=True, nogil=True)
+def _sparse_first_backward(index, value, dh, h, gw, gb):  # pragma: no cover - compiled
+    """The first layer's gradients from dL/dh (h = tanh(x w + b)) in one pass: dz = dh (1 - h^2),
+    gb[s] = sum_r dz[s, r] (in float64), gw[s] = X[s]^T dz[s] for the sparse X."""
+    S, R, K = index.shape
+    H = dh.shape[2]
+    dz = np.empty(H, dh.dtype)
+    acc = np.zeros(H)
+    for s in range(S):
+        acc[:] = 0.0
+        for r in range(R):
+            for j in range(H):
+                dz[j] = dh[s, r, j] * (1 - h[s, r, j] * h[s, r, j])
+                acc[j] += dz[j]
+            for k in range(K):
+                v = value[s, r, k]
+                if v != 0:
+                    i = index[s, r, k]
+                    for j in range(H):
+                        gw[s, i, j] += v * dz[j]
+        for j in range(H):
+            gb[s, 0, j] = acc[j]
+
+
+def sparse_first_backward(x: "SparseRows", dh: np.ndarray, h: np.ndarray):
+    """(dL/dw, dL/db) of the first layer for a SparseRows input x, given dL/dh and h = tanh(x w + b)."""
+    gw = np.zeros((x.index.shape[0], x.dim, dh.shape[2]), dh.dtype)
+    gb = np.zeros((x.index.shape[0], 1, dh.shape[2]), dh.dtype)
+    _sparse_first_backward(x.index, x.value.astype(dh.dtype, copy=False), np.ascontiguousarray(dh),
+                           np.ascontiguousarray(h, dh.dtype), gw, gb)
+    return gw, gb
+
+
 def first_layer(x, w, b) -> np.ndarray:
     """x @ w + b for a dense (S, R, d) x or a SparseRows."""
     if not isinstance(x, SparseRows):
@@ -306,9 +339,13 @@ class MLPPolicy:
         swap = lambda a: np.swapaxes(a, 1, 2)  # noqa: E731
         grads_head = [swap(h) @ d_logits, d_logits.sum(1, keepdims=True),
                       swap(h) @ d_value[..., None], d_value.sum(1, keepdims=True)[..., None]]
-        dh = d_logits @ swap(w_pi) + d_value[..., None] @ swap(w_v)
+        dh = d_logits @ swap(w_pi)
+        dh += d_value[..., None] * swap(w_v)
         grads: list[np.ndarray] = []
         for i in range(self.layers - 1, -1, -1):
+            if i == 0 and isinstance(acts[0], SparseRows):
+                grads = list(sparse_first_backward(acts[0], dh, acts[1])) + grads
+                break
             dz = dh * (1 - acts[i + 1] ** 2)
             w_grad = first_layer_weight_grad(acts[0], dz) if i == 0 else swap(acts[i]) @ dz
             grads = [w_grad, dz.sum(1, keepdims=True)] + grads
