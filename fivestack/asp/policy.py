@@ -11,6 +11,13 @@ lockstep (one batched matmul per layer for all of them).
 Gradients are written by hand: these nets have two hidden layers and torch's per-call overhead would
 dominate at this size. ``tests/asp/test_policy.py`` checks the hand gradients against finite differences.
 Inputs arrive as (N, ...) with N = S * B rows, seed-major.
+
+Speed (the self-play loop, ``fivestack.asp.selfplay``): ``act_rows`` runs the net on only the rows that act,
+laid out (S, m) per seed, with the uniforms drawn by the caller for every row (so the random stream is the
+one ``act`` draws); its forward pass (the hidden activations) can travel in ``UpdateBatch.cache`` to the
+REINFORCE update, which then runs no forward pass of its own. An input may be a ``SparseRows`` (a bag of
+words given by its nonzero entries, as light-key's): the first layer is then a gather of weight rows and its
+gradient a scatter (two small Numba kernels) instead of a dense matmul over a mostly-zero input.
 """
 
 from __future__ import annotations
@@ -18,8 +25,131 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 NEG_INF = -1e9
+
+
+@dataclass
+class SparseRows:
+    """An input given by its nonzero entries: row r of the dense input is zero but for
+    ``dense[r, index[r, k]] = value[r, k]`` (the indices of a row are distinct). Leading shape (..., K)."""
+    index: np.ndarray        # (..., K) int
+    value: np.ndarray        # (..., K) float32
+    dim: int                 # the dense width
+
+    @property
+    def shape(self):
+        return self.index.shape[:-1] + (self.dim,)
+
+    def reshape(self, *lead):
+        return SparseRows(self.index.reshape(*lead, self.index.shape[-1]),
+                          self.value.reshape(*lead, self.value.shape[-1]), self.dim)
+
+    def take(self, rows):
+        """Rows ``rows`` (an index array over the leading axis) -> a SparseRows of shape rows.shape + (dim,)."""
+        return SparseRows(self.index[rows], self.value[rows], self.dim)
+
+    def dense(self) -> np.ndarray:
+        idx = self.index.reshape(-1, self.index.shape[-1])
+        out = np.zeros((len(idx), self.dim), np.float32)
+        np.put_along_axis(out, idx, self.value.reshape(idx.shape).astype(np.float32), axis=1)
+        return out.reshape(self.shape)
+
+    def with_column(self, values) -> "SparseRows":
+        """Append a dense column (index ``dim``) holding ``values`` (broadcast to the leading shape)."""
+        lead = self.index.shape[:-1]
+        col = np.broadcast_to(np.asarray(values, np.float32), lead)[..., None]
+        return SparseRows(np.concatenate([self.index, np.full(lead + (1,), self.dim, self.index.dtype)], -1),
+                          np.concatenate([self.value, col], -1), self.dim + 1)
+
+    @staticmethod
+    def concat(parts: list, axis: int = 1) -> "SparseRows":
+        return SparseRows(np.concatenate([p.index for p in parts], axis),
+                          np.concatenate([p.value for p in parts], axis), parts[0].dim)
+
+
+@njit(cache=True, nogil=True)
+def _sparse_affine(index, value, w, b, out):  # pragma: no cover - compiled
+    """out[s, r] = b[s, 0] + sum_k value[s, r, k] * w[s, index[s, r, k]]."""
+    S, R, K = index.shape
+    H = w.shape[2]
+    for s in range(S):
+        for r in range(R):
+            for j in range(H):
+                out[s, r, j] = b[s, 0, j]
+            for k in range(K):
+                v = value[s, r, k]
+                if v != 0:
+                    i = index[s, r, k]
+                    for j in range(H):
+                        out[s, r, j] += v * w[s, i, j]
+
+
+@njit(cache=True, nogil=True)
+def _sparse_weight_grad(index, value, dz, out):  # pragma: no cover - compiled
+    """out[s] = X[s]^T dz[s] for the sparse X: out[s, index[s, r, k]] += value[s, r, k] * dz[s, r]."""
+    S, R, K = index.shape
+    H = dz.shape[2]
+    for s in range(S):
+        for r in range(R):
+            for k in range(K):
+                v = value[s, r, k]
+                if v != 0:
+                    i = index[s, r, k]
+                    for j in range(H):
+                        out[s, i, j] += v * dz[s, r, j]
+
+
+@njit(cache=True, nogil=True)
+def _sparse_first_backward(index, value, dh, h, gw, gb):  # pragma: no cover - compiled
+    """The first layer's gradients from dL/dh (h = tanh(x w + b)) in one pass: dz = dh (1 - h^2),
+    gb[s] = sum_r dz[s, r] (in float64), gw[s] = X[s]^T dz[s] for the sparse X."""
+    S, R, K = index.shape
+    H = dh.shape[2]
+    dz = np.empty(H, dh.dtype)
+    acc = np.zeros(H)
+    for s in range(S):
+        acc[:] = 0.0
+        for r in range(R):
+            for j in range(H):
+                dz[j] = dh[s, r, j] * (1 - h[s, r, j] * h[s, r, j])
+                acc[j] += dz[j]
+            for k in range(K):
+                v = value[s, r, k]
+                if v != 0:
+                    i = index[s, r, k]
+                    for j in range(H):
+                        gw[s, i, j] += v * dz[j]
+        for j in range(H):
+            gb[s, 0, j] = acc[j]
+
+
+def sparse_first_backward(x: "SparseRows", dh: np.ndarray, h: np.ndarray):
+    """(dL/dw, dL/db) of the first layer for a SparseRows input x, given dL/dh and h = tanh(x w + b)."""
+    gw = np.zeros((x.index.shape[0], x.dim, dh.shape[2]), dh.dtype)
+    gb = np.zeros((x.index.shape[0], 1, dh.shape[2]), dh.dtype)
+    _sparse_first_backward(x.index, x.value.astype(dh.dtype, copy=False), np.ascontiguousarray(dh),
+                           np.ascontiguousarray(h, dh.dtype), gw, gb)
+    return gw, gb
+
+
+def first_layer(x, w, b) -> np.ndarray:
+    """x @ w + b for a dense (S, R, d) x or a SparseRows."""
+    if not isinstance(x, SparseRows):
+        return x @ w + b
+    out = np.empty(x.index.shape[:2] + (w.shape[2],), w.dtype)
+    _sparse_affine(x.index, x.value.astype(w.dtype, copy=False), w, b, out)
+    return out
+
+
+def first_layer_weight_grad(x, dz) -> np.ndarray:
+    """x^T dz per seed: (S, d, H)."""
+    if not isinstance(x, SparseRows):
+        return np.swapaxes(x, 1, 2) @ dz
+    out = np.zeros((x.index.shape[0], x.dim, dz.shape[2]), dz.dtype)
+    _sparse_weight_grad(x.index, x.value.astype(dz.dtype, copy=False), np.ascontiguousarray(dz), out)
+    return out
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -30,8 +160,13 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 def sample(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One categorical draw per row of probs (..., A)."""
+    return sample_with(probs, rng.random(probs.shape[:-1]))
+
+
+def sample_with(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``sample`` given its uniforms u (...,): the same draw ``sample`` makes from the same numbers."""
     cdf = np.cumsum(probs, axis=-1)
-    u = rng.random(probs.shape[:-1] + (1,)) * cdf[..., -1:]
+    u = u[..., None] * cdf[..., -1:]
     return np.minimum((u > cdf).sum(axis=-1), probs.shape[-1] - 1)
 
 
@@ -48,6 +183,7 @@ class UpdateBatch:
     bc: "UpdateBatch | None" = None  # Alice behavioural cloning rows for Bob (imitate a_Alice), if any
     bc_weight: float = 0.0
     entropy_coef: "np.ndarray | None" = None  # (S, R) per-row entropy weight (else the policy's own)
+    cache: "tuple | None" = None  # (policy version, forward(inputs)) from acting time: the update reuses it
 
 
 class TabularPolicy:
@@ -118,12 +254,14 @@ class MLPPolicy:
         self.layers = len(hidden)
         self.seeds, self.lr, self.entropy, self.value_coef, self.algo = seeds, lr, entropy, value_coef, algo
         self.rms_alpha, self.rms_eps, self.ppo_clip, self.ppo_epochs = rms_alpha, rms_eps, ppo_clip, ppo_epochs
+        self.version = 0          # bumped by every optimiser step: a forward cache from another version is stale
 
     def forward(self, x: np.ndarray):
         """x (S, n, d) -> logits (S, n, A), value (S, n), hidden activations (for backward)."""
         acts = [x]
-        h = x
-        for i in range(self.layers):
+        h = np.tanh(first_layer(x, self.params[0], self.params[1]))
+        acts.append(h)
+        for i in range(1, self.layers):
             h = np.tanh(h @ self.params[2 * i] + self.params[2 * i + 1])
             acts.append(h)
         w_pi, b_pi, w_v, b_v = self.params[2 * self.layers:]
@@ -140,11 +278,28 @@ class MLPPolicy:
         logp = np.log(np.take_along_axis(p, a[..., None], axis=-1)[..., 0] + 1e-12)
         return a.reshape(-1), logp.reshape(-1)
 
+    def act_rows(self, x, u: "np.ndarray | None", stop_allowed: np.ndarray, greedy: bool = False):
+        """``act`` on (S, m) rows of x (dense (S, m, d) or a SparseRows) given the uniforms u (S, m) of
+        ``sample`` (None when greedy). Returns actions (S, m), log pi (S, m) and the cache for
+        ``UpdateBatch.cache``: (version, forward output)."""
+        if not isinstance(x, SparseRows):
+            x = x.astype(np.float32, copy=False)
+        out = self.forward(x)
+        p = self._probs(out[0], stop_allowed)
+        a = p.argmax(-1) if greedy else sample_with(p, u)
+        logp = np.log(np.take_along_axis(p, a[..., None], axis=-1)[..., 0] + 1e-12)
+        return a, logp, (self.version, out)
+
+    def _forward_cached(self, b: UpdateBatch):
+        if b.cache is not None and b.cache[0] == self.version:
+            return b.cache[1]
+        return self.forward(b.inputs)
+
     def loss_and_grads(self, b: UpdateBatch, old_value: np.ndarray | None = None):
         """The summed per-episode loss of the chosen rule and its gradient for every parameter. The
         advantage holds the baseline fixed: ``old_value`` when given (PPO, and for REINFORCE a test's
         finite differences), else the current value head."""
-        logits, value, acts = self.forward(b.inputs)
+        logits, value, acts = self._forward_cached(b)
         p = self._probs(logits, b.stop_allowed)
         logp_all = np.log(p + 1e-12)
         onehot = np.eye(p.shape[-1], dtype=np.float32)[b.actions]
@@ -184,11 +339,16 @@ class MLPPolicy:
         swap = lambda a: np.swapaxes(a, 1, 2)  # noqa: E731
         grads_head = [swap(h) @ d_logits, d_logits.sum(1, keepdims=True),
                       swap(h) @ d_value[..., None], d_value.sum(1, keepdims=True)[..., None]]
-        dh = d_logits @ swap(w_pi) + d_value[..., None] @ swap(w_v)
+        dh = d_logits @ swap(w_pi)
+        dh += d_value[..., None] * swap(w_v)
         grads: list[np.ndarray] = []
         for i in range(self.layers - 1, -1, -1):
+            if i == 0 and isinstance(acts[0], SparseRows):
+                grads = list(sparse_first_backward(acts[0], dh, acts[1])) + grads
+                break
             dz = dh * (1 - acts[i + 1] ** 2)
-            grads = [swap(acts[i]) @ dz, dz.sum(1, keepdims=True)] + grads
+            w_grad = first_layer_weight_grad(acts[0], dz) if i == 0 else swap(acts[i]) @ dz
+            grads = [w_grad, dz.sum(1, keepdims=True)] + grads
             if i > 0:
                 dh = dz @ swap(self.params[2 * i])
         return grads + grads_head
@@ -208,18 +368,20 @@ class MLPPolicy:
         self._rmsprop(grads)
 
     def _rmsprop(self, grads):
+        self.version += 1
         for p, g, sq in zip(self.params, grads, self.sq):
             sq *= self.rms_alpha
             sq += (1 - self.rms_alpha) * g * g
             p -= self.lr * g / (np.sqrt(sq) + self.rms_eps)
 
     def update(self, b: UpdateBatch) -> dict:
-        b.inputs = b.inputs.astype(np.float32, copy=False)
+        if not isinstance(b.inputs, SparseRows):
+            b.inputs = b.inputs.astype(np.float32, copy=False)
         if self.algo == "reinforce":
             loss, grads = self.loss_and_grads(b)
             self._step(b, grads)
             return {"loss": float(loss.mean())}
-        _, old_value, _ = self.forward(b.inputs)
+        _, old_value, _ = self._forward_cached(b)
         for _ in range(self.ppo_epochs):
             loss, grads = self.loss_and_grads(b, old_value)
             self._step(b, grads)

@@ -7,6 +7,12 @@ self-play episode (Alice from s_0 until STOP, then Bob) or a target-task episode
 R_A on Alice's last step and R_B on Bob's last (``fivestack.asp.rewards``); target rows carry the env's
 reward per step (plus alpha / sqrt(N(s)) for the count-based baseline). The policies learn from the
 return-to-go of their own steps.
+
+Speed: each step runs a policy's network only on the rows where that policy acts, packed (S, m) per seed
+(``_pack``), with the uniforms of every row drawn as before, so the random stream is unchanged; an env that
+has ``encode_sparse`` (light-key) gives those rows' inputs as a ``SparseRows``. What the network computed
+is kept (``Episodes.acted``), and the REINFORCE update is built from exactly those rows (``_acted_batch``):
+only the player's real steps, no zero-weight rows, and no second forward pass.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from fivestack.asp.envs.base import check_env
-from fivestack.asp.policy import MLPPolicy, RandomAlice, TabularPolicy, UpdateBatch
+from fivestack.asp.policy import MLPPolicy, RandomAlice, SparseRows, TabularPolicy, UpdateBatch
 from fivestack.asp.rewards import alice_reward, bob_reward, bob_time
 
 ALICE, BOB, IDLE = 0, 1, -1
@@ -81,6 +87,7 @@ class Episodes:
     alice_id: np.ndarray
     time_frac: np.ndarray                 # (T, n) t / t_max at each step, for SelfPlayConfig.time_input
     stats: dict = field(default_factory=dict)
+    acted: dict = field(default_factory=dict)  # id(policy) -> [(t, rows (S, m), valid (S, m), inputs, cache)]
 
     def returns(self, player: int) -> np.ndarray:
         """Return-to-go of ``player``'s own steps (undiscounted, as in the paper's REINFORCE)."""
@@ -110,6 +117,46 @@ def policy_input(env, cfg: SelfPlayConfig, states, goals, z, time_frac) -> np.nd
     return np.concatenate([x, np.broadcast_to(time_frac, x.shape[:-1])[..., None].astype(x.dtype)], -1)
 
 
+def _pack(mask: np.ndarray, seeds: int):
+    """The rows where ``mask`` (n,) holds, packed per seed: rows (S, m) into 0..n-1 (in row order, padded with
+    rows outside the mask), valid (S, m); m is the largest count of any seed."""
+    m2 = mask.reshape(seeds, -1)
+    counts = m2.sum(1)
+    m = int(counts.max())
+    order = np.argsort(~m2, axis=1, kind="stable")[:, :m]
+    return order + (np.arange(seeds) * m2.shape[1])[:, None], np.arange(m)[None, :] < counts[:, None]
+
+
+def packed_input(env, cfg: SelfPlayConfig, rows, states, goals, z, time_frac):
+    """``policy_input`` for the packed rows (S, m) of (n, ...) arrays: a SparseRows when the env has
+    ``encode_sparse``, else a dense (S, m, d) array."""
+    flat = rows.reshape(-1)
+    tf = np.broadcast_to(time_frac, z.shape)[flat]
+    if hasattr(env, "encode_sparse"):
+        x = env.encode_sparse(states[flat], goals[flat], z[flat])
+        if cfg.time_input:
+            x = x.with_column(tf)
+        return x.reshape(*rows.shape)
+    x = policy_input(env, cfg, states[flat], goals[flat], z[flat], tf)
+    return np.asarray(x, np.float32).reshape(*rows.shape, -1)
+
+
+def _act_packed(pol, rec, env, cfg, t, use, seeds, states, goals, z, time_frac, u, stop_allowed, greedy,
+                actions, logp):
+    """Policy ``pol`` acts on the rows ``use`` (the others keep ``actions`` / ``logp``); u (n,) the uniforms
+    of every row. Records what it computed in ``rec``."""
+    rows, valid = _pack(use, seeds)
+    if rows.shape[1] == 0:
+        return actions, logp
+    x = packed_input(env, cfg, rows, states, goals, z, time_frac)
+    a, lp, cache = pol.act_rows(x, None if u is None else u[rows], stop_allowed[rows], greedy)
+    r, v = rows[valid], valid
+    actions, logp = actions.copy(), logp.copy()
+    actions[r], logp[r] = a[v], lp[v]
+    rec.setdefault(id(pol), []).append((t, rows, valid, x, cache))
+    return actions, logp
+
+
 def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.random.Generator,
          seeds: int, counter: Counter | None = None, alice_id: np.ndarray | None = None,
          greedy: bool = False) -> Episodes:
@@ -136,6 +183,8 @@ def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.rando
     if alice_id is None:
         alice_id = np.zeros(n, np.int64)
     rec_states, rec_player, rec_actions, rec_logp, rec_rewards, rec_time = [], [], [], [], [], []
+    acted: dict = {}
+    zeros_n = np.zeros(n)
     horizon = max(cfg.t_max, env.t_max_target)
     cap = np.where(target, env.t_max_target, cfg.t_max).astype(np.float64)
     for t in range(horizon):
@@ -149,6 +198,12 @@ def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.rando
         if act_a.any():
             if isinstance(alice, RandomAlice):
                 actions = np.where(act_a, alice.act_random(t_a, rng), actions)
+            elif all(isinstance(pol, MLPPolicy) for pol in alices):
+                for k, pol in enumerate(alices):       # one draw of every row per Alice, as ``act`` makes
+                    u = rng.random(n)
+                    actions, logp = _act_packed(pol, acted, env, cfg, t, act_a & (alice_id == k), seeds,
+                                                env.state, s0, zeros_n, time_frac, u, np.ones(n, bool), False,
+                                                actions, logp)
             else:
                 x = policy_input(env, cfg, env.state, s0, np.zeros(n), time_frac)
                 for k, pol in enumerate(alices):
@@ -156,9 +211,14 @@ def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.rando
                     use = act_a & (alice_id == k)
                     actions, logp = np.where(use, a, actions), np.where(use, lp, logp)
         if act_b.any():
-            x = policy_input(env, cfg, env.state, goals, z, time_frac)
-            a, lp = bob.act(x, rng, bob_stop_allowed, greedy)
-            actions, logp = np.where(act_b, a, actions), np.where(act_b, lp, logp)
+            if isinstance(bob, MLPPolicy):
+                u = None if greedy else rng.random(n)
+                actions, logp = _act_packed(bob, acted, env, cfg, t, act_b, seeds, env.state, goals, z, time_frac,
+                                            u, bob_stop_allowed, greedy, actions, logp)
+            else:
+                x = policy_input(env, cfg, env.state, goals, z, time_frac)
+                a, lp = bob.act(x, rng, bob_stop_allowed, greedy)
+                actions, logp = np.where(act_b, a, actions), np.where(act_b, lp, logp)
         rec_states.append(env.state.copy())
         rec_player.append(np.where(act_a, ALICE, np.where(act_b, BOB, IDLE)))
         rec_actions.append(actions)
@@ -241,7 +301,7 @@ def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.rando
     rewards[bob_last[had_bob], rows[had_bob]] += r_b[had_bob]
     ep = Episodes(np.stack(rec_states), goals, s0, z, np.stack(rec_player), np.stack(rec_actions),
                   np.stack(rec_logp), rewards, target, t_a, t_b, bob_success, target_success, target_return,
-                  alice_id, np.stack(rec_time))
+                  alice_id, np.stack(rec_time), acted=acted)
     if self_play.any():
         for name, v in env.task_stats(s0[self_play], goals[self_play] if cfg.mode == "repeat"
                                       else ep.states[alice_last[sp_rows], sp_rows]).items():
@@ -267,6 +327,37 @@ def _update_batch(env, cfg: SelfPlayConfig, ep: Episodes, player: int, rows: np.
     return UpdateBatch(split(inputs), split(ep.actions), split(G).astype(np.float32), split(weight),
                        split(ep.logp).astype(np.float32), episodes.astype(np.float32),
                        np.full((seeds, T * (n // seeds)), stop_allowed))
+
+
+def _acted_batch(ep: Episodes, pol, player: int, rows: np.ndarray, seeds: int, stop_allowed: bool,
+                 returns: np.ndarray | None = None) -> UpdateBatch | None:
+    """The update batch of ``pol`` from the rows it acted on in ``ep`` (``Episodes.acted``), with the forward
+    pass it made then: the same loss and gradient as ``_update_batch`` on the same rows (zero-weight rows
+    add nothing to either), in fewer rows. None when ``pol`` acted on rows outside ``rows`` or not at all."""
+    rec = ep.acted.get(id(pol))
+    if not rec:
+        return None
+    t_idx = np.concatenate([np.broadcast_to(t, r.shape) for t, r, _, _, _ in rec], 1)
+    r_idx = np.concatenate([r for _, r, _, _, _ in rec], 1)
+    valid = np.concatenate([v for _, _, v, _, _ in rec], 1)
+    if (not (rows[r_idx[valid]]).all() or (ep.player[t_idx[valid], r_idx[valid]] != player).any()
+            or valid.sum() != ((ep.player == player) & rows[None, :]).sum()):
+        return None
+    xs = [x for _, _, _, x, _ in rec]
+    x = SparseRows.concat(xs) if isinstance(xs[0], SparseRows) else np.concatenate(xs, 1)
+    versions = {c[0] for _, _, _, _, c in rec}
+    cache = None
+    if len(versions) == 1:
+        outs = [c[1] for _, _, _, _, c in rec]
+        logits = np.concatenate([o[0] for o in outs], 1)
+        value = np.concatenate([o[1] for o in outs], 1)
+        acts = [x] + [np.concatenate([o[2][i] for o in outs], 1) for i in range(1, len(outs[0][2]))]
+        cache = (versions.pop(), (logits, value, acts))
+    G = ep.returns(player) if returns is None else returns
+    episodes = rows.reshape(seeds, -1).sum(1)
+    return UpdateBatch(x, ep.actions[t_idx, r_idx], G[t_idx, r_idx].astype(np.float32), valid.astype(np.float32),
+                       ep.logp[t_idx, r_idx].astype(np.float32), episodes.astype(np.float32),
+                       np.full(valid.shape, stop_allowed), cache=cache)
 
 
 def make_policy(env, cfg: SelfPlayConfig, seeds: int, rng, entropy: float, stop_bias: float = 0.0):
@@ -381,19 +472,29 @@ def _per_seed_mean(v, rows, seeds):
 def _learn(env, ep: Episodes, method, alice, bob, cfg, seeds):
     n = env.n
     all_rows = np.ones(n, bool)
-    bob_batch = _update_batch(env, cfg, ep, BOB, all_rows, seeds, ep.goals, ep.z, env.bob_stops)
-    T = ep.player.shape[0]
     beta = np.where(ep.kind_target, cfg.entropy_target, cfg.entropy)
-    bob_batch.entropy_coef = np.moveaxis(np.broadcast_to(beta, (T, n)).reshape(T, seeds, -1), 1, 0).reshape(
-        seeds, -1).astype(np.float32)
+    bob_batch = _acted_batch(ep, bob, BOB, all_rows, seeds, env.bob_stops)
+    if bob_batch is not None:
+        r_idx = np.concatenate([r for _, r, _, _, _ in ep.acted[id(bob)]], 1)
+        bob_batch.entropy_coef = beta[r_idx].astype(np.float32)
+    else:
+        bob_batch = _update_batch(env, cfg, ep, BOB, all_rows, seeds, ep.goals, ep.z, env.bob_stops)
+        T = ep.player.shape[0]
+        bob_batch.entropy_coef = np.moveaxis(np.broadcast_to(beta, (T, n)).reshape(T, seeds, -1), 1, 0).reshape(
+            seeds, -1).astype(np.float32)
     if method == "self_play_bc" and cfg.mode == "repeat":
         _add_alice_cloning(env, ep, bob_batch, seeds, cfg)
     bob.update(bob_batch)
+
+    def alice_batch(pol, rows):
+        b = _acted_batch(ep, pol, ALICE, rows, seeds, True)
+        return b if b is not None else _update_batch(env, cfg, ep, ALICE, rows, seeds, ep.s0, np.zeros(n), True)
+
     if isinstance(alice, list):
         for k, pol in enumerate(alice):
-            pol.update(_update_batch(env, cfg, ep, ALICE, ep.alice_id == k, seeds, ep.s0, np.zeros(n), True))
+            pol.update(alice_batch(pol, ep.alice_id == k))
     elif alice is not None and not isinstance(alice, RandomAlice):
-        alice.update(_update_batch(env, cfg, ep, ALICE, ~ep.kind_target, seeds, ep.s0, np.zeros(n), True))
+        alice.update(alice_batch(alice, ~ep.kind_target))
 
 
 def _add_alice_cloning(env, ep: Episodes, batch: UpdateBatch, seeds: int, cfg: SelfPlayConfig):

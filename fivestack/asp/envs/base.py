@@ -35,6 +35,10 @@ stepped. What a subclass must provide (``check_env`` names whatever is missing):
   a target episode that Bob stopped. Otherwise STOP is masked for Bob.
 - ``count_key(states)``: an integer per row for the count-based baseline's N(s) (a default hashes the state).
 - ``task_stats(s0, s_star)`` (optional): named per-row numbers describing Alice's task (for the curves).
+- ``encode_sparse(states, goals, z)`` (optional, for speed): ``encode`` given as a
+  ``fivestack.asp.policy.SparseRows`` (the nonzero entries of each row); the MLP's first layer then gathers
+  weight rows instead of multiplying a mostly-zero input (light-key's bag of words). ``encode`` must stay, and
+  both must be functions of their arguments alone, row by row (the trainer encodes only the rows that act).
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from numba import njit
 
 from fivestack.asp.envs.base import ASPEnvBase
 from fivestack.asp.selfplay import SelfPlayConfig
@@ -126,6 +127,17 @@ class LightKey(ASPEnvBase):
         self.state = s
 
     def step(self, actions, moving, target):
+        """Move / toggle every row at once (a Numba loop over rows; ``step_numpy`` is the same rule in numpy)."""
+        if not self.state.flags.c_contiguous or self.state.dtype != np.int64:
+            self.state = np.ascontiguousarray(self.state, np.int64)
+        reward = np.empty(self.n)
+        reached = np.empty(self.n, np.bool_)
+        _step_rows(self.state, np.ascontiguousarray(actions, np.int64), np.ascontiguousarray(moving, np.bool_),
+                   np.ascontiguousarray(np.broadcast_to(target, (self.n,)), np.bool_), self.size, reward, reached)
+        return reward, reached, np.zeros(self.n, bool)
+
+    def step_numpy(self, actions, moving, target):
+        """The step rule written with numpy arrays (the reference ``step``'s kernel is tested against)."""
         s = self.state
         dr = np.select([actions == UP, actions == DOWN], [-1, 1], 0) * moving
         dc = np.select([actions == LEFT, actions == RIGHT], [-1, 1], 0) * moving
@@ -186,6 +198,22 @@ class LightKey(ASPEnvBase):
         out[:, -1] = np.broadcast_to(z, states.shape[:-1]).reshape(-1)
         return out.reshape(states.shape[:-1] + (self.input_dim,))
 
+    def encode_sparse(self, states, goals, z):
+        """``encode`` as a SparseRows (its 27 entries that may be nonzero: the 13 words of s_t, the 13 of the
+        goal, z), for the policy's sparse first layer; ``tests/asp/test_lightkey.py`` checks it against
+        ``encode``."""
+        from fivestack.asp.policy import SparseRows
+
+        states = np.asarray(states)
+        lead = states.shape[:-1]
+        s = np.ascontiguousarray(states, np.int64).reshape(-1, self.state_dim)
+        g = np.ascontiguousarray(np.broadcast_to(goals, states.shape), np.int64).reshape(-1, self.state_dim)
+        zz = np.ascontiguousarray(np.broadcast_to(np.asarray(z, np.float32), lead)).reshape(-1)
+        index = np.empty((len(s), 27), np.int32)
+        value = np.empty((len(s), 27), np.float32)
+        _sparse_words(s, g, zz, self.size, self.words, index, value)
+        return SparseRows(index.reshape(lead + (27,)), value.reshape(lead + (27,)), self.input_dim)
+
     def success(self, states, goals):
         same = (states[:, AR] == goals[:, AR]) & (states[:, AC] == goals[:, AC]) & \
             (states[:, LIGHT] == goals[:, LIGHT])
@@ -198,6 +226,60 @@ class LightKey(ASPEnvBase):
         crossed = (self.side(s0, s0[:, AR], s0[:, AC]) * self.side(s_star, s_star[:, AR], s_star[:, AC]) < 0)
         return {"objects_changed": light + door + crossed, "light_toggled": light, "door_toggled": door,
                 "crossed_wall": crossed.astype(float)}
+
+
+@njit(cache=True, nogil=True)
+def _step_rows(s, actions, moving, target, size, reward, reached):  # pragma: no cover - compiled
+    """``LightKey.step_numpy``, one row at a time, in place on s."""
+    for i in range(s.shape[0]):
+        a = actions[i]
+        mv = moving[i]
+        dr = (-1 if a == UP else (1 if a == DOWN else 0)) if mv else 0
+        dc = (-1 if a == LEFT else (1 if a == RIGHT else 0)) if mv else 0
+        r = min(max(s[i, AR] + dr, 0), size - 1)
+        c = min(max(s[i, AC] + dc, 0), size - 1)
+        vertical = s[i, VERT] == 1
+        across = c if vertical else r
+        along = r if vertical else c
+        if across != s[i, WALL] or (along == s[i, DOOR] and s[i, OPEN] == 1):
+            s[i, AR], s[i, AC] = r, c
+        if mv and a == TOGGLE:
+            if s[i, AR] == s[i, LR] and s[i, AC] == s[i, LC]:
+                s[i, LIGHT] ^= 1
+            if s[i, AR] == s[i, KR] and s[i, AC] == s[i, KC]:
+                s[i, OPEN] ^= 1
+        hit = target[i] and s[i, AR] == s[i, GR] and s[i, AC] == s[i, GC]
+        reached[i] = hit
+        reward[i] = (-0.1 if mv else 0.0) + (1.0 if hit else 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _words_into(s, size, offset, keep, index, value, col):  # pragma: no cover - compiled
+    """``LightKey._words`` of one state row s, written at index[col:col + 13] (+ offset), seen * keep."""
+    lit = 1.0 if s[LIGHT] == 1 else 0.0
+    goal = lit if s[GR] >= 0 else 0.0
+    b = 8 * size
+    index[col + 0], value[col + 0] = offset + s[AR], keep
+    index[col + 1], value[col + 1] = offset + size + s[AC], keep
+    index[col + 2], value[col + 2] = offset + 2 * size + s[LR], keep
+    index[col + 3], value[col + 3] = offset + 3 * size + s[LC], keep
+    index[col + 4], value[col + 4] = offset + 4 * size + s[KR], lit * keep
+    index[col + 5], value[col + 5] = offset + 5 * size + s[KC], lit * keep
+    index[col + 6], value[col + 6] = offset + 6 * size + max(s[GR], 0), goal * keep
+    index[col + 7], value[col + 7] = offset + 7 * size + max(s[GC], 0), goal * keep
+    index[col + 8], value[col + 8] = offset + b + s[VERT], lit * keep
+    index[col + 9], value[col + 9] = offset + b + 2 + s[WALL], lit * keep
+    index[col + 10], value[col + 10] = offset + b + 2 + size + s[DOOR], lit * keep
+    index[col + 11], value[col + 11] = offset + b + 2 + 2 * size + s[OPEN], lit * keep
+    index[col + 12], value[col + 12] = offset + b + 4 + 2 * size, lit * keep
+
+
+@njit(cache=True, nogil=True)
+def _sparse_words(states, goals, z, size, words, index, value):  # pragma: no cover - compiled
+    for r in range(states.shape[0]):
+        _words_into(states[r], size, 0, 1.0, index[r], value[r], 0)
+        _words_into(goals[r], size, words, 1.0 if z[r] == 0 else 0.0, index[r], value[r], 13)
+        index[r, 26], value[r, 26] = 2 * words, z[r]
 
 
 def make(n: int) -> LightKey:
