@@ -411,9 +411,6 @@ def train(
         if show_config:
             _show_config(cfg)
             return
-        if runner == "ray" and cfg.run.device == "cuda":
-            _fail('run.device = "cuda" is for --runner serial (the ray runner\'s actors run on the CPU for now); use '
-                  "--runner serial or --set run.device=cpu")
         trainer = make_runner(cfg, runner, resume=resume,
                               say=lambda m: Console(stderr=True).print(m, markup=False))
     except (ConfigError, CheckpointError, FileExistsError, ValueError) as exc:

@@ -146,6 +146,7 @@ def test_train_with_cuda_on_a_machine_without_a_gpu_fails_with_one_line(tmp_path
     assert list(tmp_path.iterdir()) == []  # no run folder is left behind
     out = train_cli(["--runner", "ray", "--set", "run.device=cuda", "--set", f"run.runs_dir='{tmp_path}'"])
     assert out.returncode == 2 and "--runner serial" in out.stderr and "Traceback" not in out.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 @needs_no_gpu

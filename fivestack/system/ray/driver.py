@@ -70,6 +70,9 @@ class RayRunner(TrainingLoop):
     rate_one_at_a_time = True  # one evaluator actor, one version at a time
 
     def __init__(self, config: TrainConfig, resume: Path | None = None, say: Callable[[str], None] = say_line):
+        if config.run.device == "cuda":
+            raise ConfigError('run.device = "cuda" is for --runner serial (the ray runner\'s actors run on the CPU for '
+                              'now); use --runner serial or --set run.device=cpu')
         if config.asp.share > 0:
             raise ConfigError(f"asp.share = {config.asp.share:g}: the ray runner does not play asymmetric self-play "
                               f"games; use --runner serial, or asp.share=0")
