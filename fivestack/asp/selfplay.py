@@ -65,6 +65,10 @@ class SelfPlayConfig:
     time_input: bool = False          # append t / t_max to every policy input (the paper's inputs had it);
                                       # t counts the episode's steps, t_max is SelfPlayConfig.t_max in self-play
                                       # and env.t_max_target on the target task. MLP policies only
+    alice_ended_is_task: bool = True  # an episode that ends under Alice (a terminal state: a hole, the goal)
+                                      # before her STOP: True, her task is that state and Bob plays it; False
+                                      # (the authors' MountainCar, ``sp_mountain_car.py``): no task was set, the
+                                      # episode is over, R_A = 0 (she never emitted STOP) and Bob does not play
 
 
 @dataclass
@@ -88,6 +92,8 @@ class Episodes:
     time_frac: np.ndarray                 # (T, n) t / t_max at each step, for SelfPlayConfig.time_input
     stats: dict = field(default_factory=dict)
     acted: dict = field(default_factory=dict)  # id(policy) -> [(t, rows (S, m), valid (S, m), inputs, cache)]
+    no_task: "np.ndarray | None" = None   # (n,) self-play rows that ended under Alice before her STOP, when
+                                          # cfg.alice_ended_is_task is False (no task, R_A = 0, no Bob)
 
     def returns(self, player: int) -> np.ndarray:
         """Return-to-go of ``player``'s own steps (undiscounted, as in the paper's REINFORCE)."""
@@ -174,6 +180,7 @@ def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.rando
     t_a = np.zeros(n, np.int64)
     t_b = np.zeros(n, np.int64)
     bob_success = np.zeros(n, bool)
+    no_task = np.zeros(n, bool)              # Alice's turn ended in a terminal state before STOP (cfg rule)
     target_success = np.zeros(n, bool)
     target_return = np.zeros(n)
     alice_last = np.zeros(n, np.int64)
@@ -244,11 +251,15 @@ def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.rando
         # Alice: STOP hands over to Bob, and so does an episode that ended under her (a hole: her task is
         # that state). With one shared budget, running out of it ends the episode (t_B = t_max - t_A = 0);
         # with separate budgets, her cap is a forced STOP.
+        ends_task = ended if cfg.alice_ended_is_task else np.zeros(n, bool)
+        if not cfg.alice_ended_is_task:              # ended before STOP: no task, no Bob, R_A = 0
+            no_task |= act_a & ended & (actions != stop)
+            done |= no_task
         if cfg.t_max_bob is None:
-            alice_stop = act_a & ((actions == stop) | ended)
+            alice_stop = act_a & ~no_task & ((actions == stop) | ends_task)
             done |= act_a & ~alice_stop & (t_a >= cfg.t_max)
         else:
-            alice_stop = act_a & ((actions == stop) | ended | (t_a >= cfg.t_max - cfg.t_max_bob))
+            alice_stop = act_a & ~no_task & ((actions == stop) | ends_task | (t_a >= cfg.t_max - cfg.t_max_bob))
         if alice_stop.any():
             if cfg.mode == "repeat":
                 goals = np.where(alice_stop[:, None], env.state, goals)
@@ -292,7 +303,7 @@ def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.rando
     rewards = np.stack(rec_rewards)
     self_play = ~target
     tb = bob_time(t_a, t_b, bob_success, cfg.t_max)
-    r_a = alice_reward(t_a, tb, cfg.gamma)
+    r_a = np.where(no_task, 0.0, alice_reward(t_a, tb, cfg.gamma))
     r_b = bob_reward(tb, cfg.gamma)
     rows = np.arange(n)
     sp_rows = rows[self_play]
@@ -301,7 +312,7 @@ def play(env, alice, bob, target: np.ndarray, cfg: SelfPlayConfig, rng: np.rando
     rewards[bob_last[had_bob], rows[had_bob]] += r_b[had_bob]
     ep = Episodes(np.stack(rec_states), goals, s0, z, np.stack(rec_player), np.stack(rec_actions),
                   np.stack(rec_logp), rewards, target, t_a, t_b, bob_success, target_success, target_return,
-                  alice_id, np.stack(rec_time), acted=acted)
+                  alice_id, np.stack(rec_time), acted=acted, no_task=no_task)
     if self_play.any():
         for name, v in env.task_stats(s0[self_play], goals[self_play] if cfg.mode == "repeat"
                                       else ep.states[alice_last[sp_rows], sp_rows]).items():
@@ -456,6 +467,8 @@ def _train(env, method, cfg, seeds, episodes, rng, on_progress):
             curves.alice_x.append(counted)
             sp = ~target
             stats = {"t_a": ep.t_a[sp].astype(float), "bob_success": ep.bob_success[sp].astype(float)}
+            if not cfg.alice_ended_is_task:
+                stats["no_task"] = ep.no_task[sp].astype(float)
             stats.update(ep.stats)
             for k, v in stats.items():
                 curves.alice.setdefault(k, []).append(_per_seed_mean(v, sp, seeds))

@@ -15,7 +15,7 @@ from fivestack.asp.envs.mountaincar import (EPISODES, FORCES, GYM_VARIANT, Mount
                                             gym_mountaincar, make)
 from fivestack.asp.experiments import env_module
 from fivestack.asp.policy import MLPPolicy
-from fivestack.asp.selfplay import SelfPlayConfig, play, policy_input
+from fivestack.asp.selfplay import ALICE, SelfPlayConfig, play, policy_input
 
 # --- the paper's car ---
 
@@ -181,3 +181,60 @@ def test_gymnasium_wrapper_runs_repeat_self_play():
     for i in range(2):
         if ep.t_b[i] > 0:
             np.testing.assert_allclose(ep.states[first_bob[i], i], ep.s0[i], atol=1e-6)
+
+
+
+class _FixedStartCar(RLLabMountainCar):
+    def __init__(self, starts):
+        super().__init__(len(starts))
+        self.starts = np.array(starts, float)
+
+    def reset(self, rng, target):
+        self.state = self.starts.copy()
+
+
+class _PushWithVelocity:
+    """Alice: full force along x-dot (to the top in 82 actions from rest), STOP after ``stop_after[row]`` pushes."""
+
+    def __init__(self, stop_after):
+        self.stop_after, self.calls = np.array(stop_after), 0
+
+    def act(self, x, rng, stop_allowed, greedy=False):
+        self.calls += 1
+        push = np.where(x[:, 1] >= 0, len(FORCES) - 1, 0)
+        return np.where(self.calls > self.stop_after, len(FORCES), push), np.zeros(len(x))
+
+
+class _NeverMoves:
+    def act(self, x, rng, stop_allowed, greedy=False):
+        return np.full(len(x), len(FORCES)), np.zeros(len(x))
+
+
+def _episode_at_the_top(alice_ended_is_task):
+    # Both rows start at rest in the valley. Row 0: Alice pushes until the car passes x = 0.6 (the episode's end)
+    # at her 82nd action, before any STOP. Row 1: 30 pushes and STOP (t_A = 31). Bob never moves, so he matches
+    # neither (he stays at s_0 = (0, 0)).
+    env = _FixedStartCar([[0.0, 0.0], [0.0, 0.0]])
+    cfg = SelfPlayConfig(mode="repeat", gamma=0.01, t_max=200, bob_must_act=True,
+                         alice_ended_is_task=alice_ended_is_task)
+    return play(env, _PushWithVelocity([1000, 30]), _NeverMoves(), np.zeros(2, bool), cfg,
+                np.random.default_rng(0), seeds=1)
+
+
+def test_the_top_reached_before_alices_stop_is_no_task_and_pays_her_nothing():
+    ep = _episode_at_the_top(alice_ended_is_task=False)      # the paper's car's rule (config())
+    assert not config().alice_ended_is_task
+    np.testing.assert_array_equal(ep.no_task, [True, False])
+    np.testing.assert_array_equal(ep.t_a, [82, 31])
+    np.testing.assert_array_equal(ep.t_b, [0, 169])            # no Bob on row 0; row 1 ran to t_max = 200
+    assert not ep.bob_success.any()
+    # row 0: R_A = 0 (no STOP, no task), no R_B; row 1: t_B = 200 - 31 = 169, R_A = 0.01 * 138, R_B = -1.69
+    np.testing.assert_allclose(ep.returns(ALICE)[0], [0.0, 1.38])
+    np.testing.assert_allclose(ep.rewards.sum(0), [0.0, 1.38 - 1.69])
+
+
+def test_with_the_old_rule_the_top_was_alices_task_and_paid_her_the_most():
+    ep = _episode_at_the_top(alice_ended_is_task=True)
+    assert ep.goals[0, 0] >= 0.6 and ep.t_a[0] == 82 and ep.t_b[0] == 118 and not ep.bob_success[0]
+    # t_B = 200 - 82 = 118: R_A = 0.01 * 36
+    np.testing.assert_allclose(ep.returns(ALICE)[0], [0.36, 1.38])

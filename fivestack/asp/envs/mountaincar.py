@@ -184,10 +184,13 @@ def config() -> SelfPlayConfig:
     policies see t / t_max (``time_input``). The budget is the authors': 50 epochs x 10 batches x 128
     episodes with 10% target, 6,400 target episodes. Evaluation: every 320 target episodes, 128 fresh target
     episodes per seed with sampled actions. Deviation: STOP is the sixth action of one softmax (the paper: a
-    separate binary head); its logit starts at 0 like the others."""
+    separate binary head); its logit starts at 0 like the others. As in the authors' ``sp_mountain_car.py``, a
+    self-play episode that ends under Alice (the car at the top, x >= 0.6, or |x| >= 2) before her STOP sets no
+    task: it is over, R_A = 0 and Bob does not play (``alice_ended_is_task=False``; before, the top was her task
+    and paid her the most, t_B = t_max - t_A, for a task Bob could not yet do)."""
     return SelfPlayConfig(mode="repeat", gamma=0.01, t_max=500, target_share=0.1, batch=128, lr=0.003,
                      entropy=0.003, entropy_target=0.003, hidden=(50, 50), eval_every=320, eval_episodes=128,
-                     bob_must_act=True, time_input=True, random_alice_steps=100)
+                     bob_must_act=True, time_input=True, random_alice_steps=100, alice_ended_is_task=False)
 
 
 def make(n: int) -> RLLabMountainCar:
