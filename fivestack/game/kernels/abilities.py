@@ -40,6 +40,13 @@ def ability_value(abil_t, a, base_col, level):
 
 
 @kernel
+def level_growth(level):
+    """The factor of a value with no per-level column of its own (damage over time, an aura's bonuses): half its
+    base more per level above the first."""
+    return 1.0 + 0.5 * (level - 1)
+
+
+@kernel
 def affects(ui, g, caster, t, mode):
     """mode 1: enemies (not buildings), 2: allies, 3: the caster only."""
     if ui[g, t, ALIVE] == 0:
@@ -88,7 +95,7 @@ def apply_effects(S, D, g, caster, t, a, level):
             interrupt_channel(ui, g, t)
     if abil_t[a, AB_DOT] > 0.0:
         ui[g, t, DOT] = int(abil_t[a, AB_DOT_TIME] * FRAMES_PER_SECOND)
-        uf[g, t, DOT_DPS] = abil_t[a, AB_DOT] * (1.0 + 0.5 * (level - 1))
+        uf[g, t, DOT_DPS] = abil_t[a, AB_DOT] * level_growth(level)
         ui[g, t, DOT_SOURCE] = caster
         ui[g, t, DOT_GROUND] = 0  # a status of its own (``apply_area`` marks a burning ground's)
     if abil_t[a, AB_BUFF_TIME] > 0.0:
@@ -149,7 +156,7 @@ def burn_grounds(S, D, g):
         a = hi[g, h, GROUND_ABILITY]
         level = hi[g, h, GROUND_LEVEL]
         mode = int(abil_t[a, AB_AFFECTS])
-        dps = abil_t[a, AB_DOT] * (1.0 + 0.5 * (level - 1))
+        dps = abil_t[a, AB_DOT] * level_growth(level)
         r2 = abil_t[a, AB_RADIUS] * abil_t[a, AB_RADIUS]
         cx, cy = hf[g, h, GROUND_X], hf[g, h, GROUND_Y]
         for t in range(MAX_UNITS):
@@ -286,7 +293,7 @@ def refresh_auras(S, D, g):
             a = int(D.hero_table[hi[g, h, HERO_TYPE], H_ABILITY0 + k])
             if abil_t[a, AB_AURA] <= 0.0:
                 continue
-            grow = 1.0 + 0.5 * (level - 1)
+            grow = level_growth(level)
             armor = abil_t[a, AB_BUFF_ARMOR] * grow
             damage = abil_t[a, AB_BUFF_DAMAGE] * grow
             regen = abil_t[a, AB_HEAL] + abil_t[a, AB_HEAL_LVL] * (level - 1)
