@@ -405,7 +405,7 @@ def train(
             run_config = resume / "config.toml"
             if not run_config.is_file():
                 _fail(f"--resume {str(resume)!r}: no run there (no config.toml); pass a folder such as runs/NAME")
-            cfg = load_config(run_config, list(set_))
+            cfg = load_config(run_config, list(set_), saved=True)
         else:
             cfg = load_config(config, list(set_))
         if show_config:

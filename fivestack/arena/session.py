@@ -22,6 +22,7 @@ or with ``coop`` the trained policy (the ``against`` one if it is trained, else 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -36,15 +37,16 @@ from fivestack.bots.agents import BOTS
 from fivestack.env.batched import BatchedEnv
 from fivestack.env.spaces import PK_KIND, PK_PRESENT
 from fivestack.game.engine import GameConfig, no_orders
+from fivestack.game.kernels import goal_cells
 from fivestack.game.layout import (
     A_ABILITY0, A_ATTACK, A_ATTACK_MOVE, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE, A_PICKUP, A_STOP,
     A_TOWN_PORTAL, ABILITY_CD, ABILITY_LEVEL, ALIVE, BUYBACK_CD, FRAMES_PER_SECOND, G_FRAME, G_GLYPH_CD0, G_KILLS0,
-    GOLD, HEROES_PER_TEAM, HP, HP_MAX, IT_COOLDOWN, IT_ID, LEVEL, MANA, MANA_MAX, MOVE_STEP,
+    GOLD, HEROES_PER_TEAM, HP, HP_MAX, IT_COOLDOWN, IT_ID, LEVEL, MANA, MANA_MAX,
     N_HEROES, N_ITEM_SLOTS, N_OFFSET, RESPAWN, RUNE_NAMES, STEP_SECONDS, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET,
     TARGET, TARGET_OFFSET_STEP, TEAM, X, Y,
 )
 from fivestack.game.patch import Patch
-from fivestack.match.agents import TRAINED, build_agent, check_agent
+from fivestack.match.agents import TRAINED, build_agent, check_agent, move_goals_of
 from fivestack.match.teams import active_heroes
 from fivestack.viewer.replay.recorder import ReplayRecorder, unit_columns
 
@@ -151,10 +153,6 @@ class ArenaGame:
         self.setup = setup
         self.team = setup.team
         config, self.hero = _game_config(setup)
-        bots = tuple(b for b in (setup.against, "scripted" if setup.teammates == "scripted" else None) if b in BOTS)
-        warm_up(config, bots, setup.mode)
-        self.env = BatchedEnv(1, config)
-        self.env.reset(setup.seed)
         enemy = 1 - self.team
         self.opponents = build_agent(setup.against, enemy, setup.seed + 1, setup.mode)
         self.teammates = None
@@ -163,6 +161,12 @@ class ArenaGame:
             mates = mates[mates != self.hero]
             self.teammates = (build_agent(setup.teammates, self.team, setup.seed + 2, setup.mode, heroes=mates)
                               if setup.coop else build_agent("scripted", self.team, setup.seed + 2, setup.mode))
+        # a trained side's moves (the player's clicks use the same table: ``goal_cells``)
+        config = dataclasses.replace(config, move_goals=move_goals_of([self.opponents, self.teammates]))
+        bots = tuple(b for b in (setup.against, "scripted" if setup.teammates == "scripted" else None) if b in BOTS)
+        warm_up(config, bots, setup.mode)
+        self.env = BatchedEnv(1, config)
+        self.env.reset(setup.seed)
         self.hero_type = self.env.game.patch.heroes[int(self.env.game.hero_types[0, self.hero])]
         self.results_dir = Path(results_dir) if results_dir is not None else results_dir_for(setup.against)
         agents = [None, None]
@@ -251,11 +255,11 @@ class ArenaGame:
             row[2] = slot
             if target_type == T_UNIT_OFFSET and c.x is not None:
                 centre = self.env.game.state.uf[0, c.unit, [X, Y]]
-                row[3], row[4] = _offsets(centre, c.x, c.y, TARGET_OFFSET_STEP)
+                row[3], row[4] = _cells(centre, c.x, c.y, _grid(TARGET_OFFSET_STEP))
         elif target_type == T_POINT:
             if c.x is None:
                 raise ProtocolError("bad_field", f"{what} targets a point: give 'x' and 'y'")
-            row[3], row[4] = _offsets(self._hero_xy(), c.x, c.y, max(reach, 200.0) / 4.0)
+            row[3], row[4] = _cells(self._hero_xy(), c.x, c.y, _grid(max(reach, 200.0) / 4.0))
         return row
 
     def _sees(self, unit: int) -> bool:
@@ -288,7 +292,7 @@ class ArenaGame:
         if primary == A_ATTACK_MOVE and self.env.game.state.ui[0, self.hero, TARGET] >= 0:
             return row  # fighting on the way: the engine's attack-move keeps the target
         row[0] = primary
-        row[3], row[4] = _offsets(here, x, y, MOVE_STEP)
+        row[3], row[4] = _cells(here, x, y, self.env.game.data.move_offsets)  # the game's move table
         return row
 
     # ------------------------------------------------------------------ one timestep
@@ -422,15 +426,17 @@ class ArenaGame:
 
 
 
-def _offsets(centre, x: float, y: float, step: float) -> tuple[int, int]:
-    """The action grid's offset pair (0..8 each, 4 = the centre) that points from ``centre`` toward (x, y): the
-    point itself when it lies on the grid's reach, else the farthest grid point in its direction."""
-    dx, dy = (x - float(centre[0])) / step, (y - float(centre[1])) / step
-    half = (N_OFFSET - 1) // 2
-    reach = max(abs(dx), abs(dy))
-    if reach > half:
-        dx, dy = dx * half / reach, dy * half / reach
-    return int(np.clip(round(dx), -half, half)) + half, int(np.clip(round(dy), -half, half)) + half
+def _grid(step: float) -> np.ndarray:
+    """A uniform offset table, ``step`` world units per cell (point abilities, a unit target's offset)."""
+    return (np.arange(N_OFFSET) - (N_OFFSET - 1) // 2) * float(step)
+
+
+def _cells(centre, x: float, y: float, table: np.ndarray) -> tuple[int, int]:
+    """The action's offset pair (0..8 each, 4 = the centre) that points from ``centre`` toward (x, y) with offset
+    ``table``: the game's one rule (``kernels.goal_cells``: the point where the table reaches it, else the
+    farthest cells in its direction)."""
+    ox, oy = goal_cells(float(x) - float(centre[0]), float(y) - float(centre[1]), np.asarray(table, np.float64))
+    return int(ox), int(oy)
 
 
 __all__ = ["ArenaGame", "ArenaSetup", "KEYS", "SIDES",

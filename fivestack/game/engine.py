@@ -12,9 +12,9 @@ import numpy as np
 from fivestack.game import geometry, kernels
 from fivestack.game.layout import (
     ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, FRAMES_PER_SECOND, FRAMES_PER_STEP,
-    G_DONE, G_FRAME, G_WINNER, HP_HISTORY_LEN, MAX_PROJECTILES, MAX_UNITS, MODE_1V1_MID, MODE_5V5, N_ACTION_FIELDS,
-    N_DELAY, N_EVENTS, N_GI, N_HEROES, N_HF, N_HI, N_IT, N_ITEM_SLOTS, N_OFFSET, N_PJ, N_PRIMARY, N_UF, N_UI,
-    NO_ORDER, RANDOM_BUILDS, RANDOM_START, STASH,
+    G_DONE, G_FRAME, G_WINNER, HP_HISTORY_LEN, MAX_PROJECTILES, MAX_UNITS, MODE_1V1_MID, MODE_5V5, MOVE_GOALS,
+    N_ACTION_FIELDS, N_DELAY, N_EVENTS, N_GI, N_HEROES, N_HF, N_HI, N_IT, N_ITEM_SLOTS, N_OFFSET, N_PJ, N_PRIMARY,
+    N_UF, N_UI, NO_ORDER, PAPER_MOVE_GOALS, RANDOM_BUILDS, RANDOM_START, STASH,
 )
 from fivestack.game.lineups import LINEUP_RULES, check_lineups, check_pool, fixed_lineup, random_lineups
 from fivestack.game.patch import PATCH_VERSION, PATCHES, Patch, check_columns
@@ -37,6 +37,9 @@ class GameConfig:
     radiant: tuple[str, ...] = ()  # hero names; empty = the patch's first five heroes
     dire: tuple[str, ...] = ()
     patch: str = PATCH_VERSION  # a version of game.patch.PATCHES: the features every game plays with
+    # how far one move order reaches: a table of layout.MOVE_GOALS ("grid", the paper's 600 units; "reach": across
+    # the map). An action space: a policy plays in the table it was trained with
+    move_goals: str = PAPER_MOVE_GOALS
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -50,6 +53,8 @@ class GameConfig:
             raise ValueError(f"max_seconds must be positive, got {self.max_seconds}")
         if self.patch not in PATCHES:
             raise ValueError(f"patch {self.patch!r} is not available; patches: {sorted(PATCHES)}")
+        if self.move_goals not in MOVE_GOALS:
+            raise ValueError(f"move_goals {self.move_goals!r} is unknown; use one of {sorted(MOVE_GOALS)}")
 
 
 def no_orders(*leading: int) -> np.ndarray:
@@ -64,9 +69,10 @@ def xp_table() -> np.ndarray:
     return np.cumsum(per_level)
 
 
-def make_data(patch: Patch, n_games: int = 1) -> Data:
-    """The read-only tables the kernels take as ``D``: the patch's and the map's, and each game's feature mask
-    (the patch's features; ``GameBatch.reset`` sets a game's own when it starts)."""
+def make_data(patch: Patch, n_games: int = 1, move_goals: str = PAPER_MOVE_GOALS) -> Data:
+    """The read-only tables the kernels take as ``D``: the patch's and the map's, the move goals' table
+    (``layout.MOVE_GOALS[move_goals]``), and each game's feature mask (the patch's features; ``GameBatch.reset``
+    sets a game's own when it starts)."""
     g = geometry
     return Data(
         hero_table=patch.hero_table, ability_table=patch.ability_table, item_table=patch.item_table,
@@ -75,7 +81,8 @@ def make_data(patch: Patch, n_games: int = 1) -> Data:
         building_kind=g.BUILDING_KIND, building_subtype=g.BUILDING_SUBTYPE, building_lane=g.BUILDING_LANE,
         building_row=g.BUILDING_ROW, building_protectors=g.BUILDING_PROTECTORS, building_needed=g.BUILDING_NEEDED,
         camps=g.CAMPS, big_neutral=g.BIG_NEUTRAL, rune_spots=g.RUNE_SPOTS, fountain=g.FOUNTAIN, ancient=g.ANCIENT,
-        xp_table=xp_table(), features=np.full(n_games, patch.features, np.int64),
+        xp_table=xp_table(), move_offsets=np.array(MOVE_GOALS[move_goals], np.float64),
+        features=np.full(n_games, patch.features, np.int64),
     )
 
 
@@ -116,7 +123,7 @@ class GameBatch:
         self.patch = patch or Patch(self.config.patch)
         check_columns(self.patch)  # a patch's tables may have been edited after it was built
         self.n_games = n_games
-        self.data = make_data(self.patch, n_games)
+        self.data = make_data(self.patch, n_games, self.config.move_goals)
         self.state = new_state(n_games, self.patch.item_builds.shape[1])
         self.scratch = Scratch(vision_sources=np.zeros((2, MAX_UNITS, 3), np.float32))
         self.mode = MODES[self.config.mode]

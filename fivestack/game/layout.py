@@ -296,8 +296,18 @@ assert len(PRIMARY_NAMES) == N_PRIMARY
 N_DELAY = 4
 N_UNIT_SLOTS = 189  # observed unit slots, per team
 N_OFFSET = 9  # offsets -4..+4 on each axis
-MOVE_STEP = 150.0  # world units per offset cell around the caster (move, point abilities)
+MOVE_STEP = 150.0  # world units per offset cell around the caster (the paper's moves, point abilities)
 TARGET_OFFSET_STEP = 100.0  # world units per offset cell around a unit target
+# How far a move (and attack-move) reaches: offset cell k (0..8) of each axis puts the goal MOVE_GOALS[name][k] world
+# units from the hero on that axis (``GameConfig.move_goals``, one table per game). "grid", the paper's: k - 4 steps
+# of MOVE_STEP, at most 600 units; "reach": steps growing four-fold (150, 600, 2,400, 9,600 units), so that one order
+# can cross the map (16,000 units) and the paper's 150 and 600 stay exact. Point abilities keep their uniform grid.
+MOVE_GOALS = {
+    "grid": tuple((k - (N_OFFSET - 1) // 2) * MOVE_STEP for k in range(N_OFFSET)),
+    "reach": (-9600.0, -2400.0, -600.0, -150.0, 0.0, 150.0, 600.0, 2400.0, 9600.0),
+}
+PAPER_MOVE_GOALS = "grid"
+assert all(len(t) == N_OFFSET and t[(N_OFFSET - 1) // 2] == 0.0 and list(t) == sorted(t) for t in MOVE_GOALS.values())
 
 # action array columns: actions[g, h, COLUMN]
 ACT_PRIMARY = 0

@@ -66,6 +66,7 @@ class Data(NamedTuple):
     fountain: np.ndarray  # (2, 2) fountain positions per team
     ancient: np.ndarray  # (2, 2) ancient positions per team
     xp_table: np.ndarray  # (26,) total experience needed to pass each level
+    move_offsets: np.ndarray  # (N_OFFSET,) float64: world units from the hero of each offset cell of a move (MOVE_GOALS)
     features: np.ndarray  # (games,) int64: each game's feature mask (patch.FEATURES bits), set when it starts
 
 

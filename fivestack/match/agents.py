@@ -29,7 +29,7 @@ import numpy as np
 from fivestack.bots.agents import BOTS, TeamAgent, make_bot
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import no_orders
-from fivestack.game.layout import HEROES_PER_TEAM
+from fivestack.game.layout import HEROES_PER_TEAM, PAPER_MOVE_GOALS
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult, initial_state
 from fivestack.match.teams import active_heroes, decides, team_view
 from fivestack.model.policy import ALL_GROUPS, CheckpointMismatch, Policy, PolicyConfig
@@ -57,8 +57,9 @@ class PolicyTeamAgent:
     team's in play), e.g. the four teammates of a person in the arena; the rows of the others stay no-ops."""
 
     def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0, greedy: bool = False,
-                 decision_steps: int = 1, heroes: np.ndarray | None = None):
+                 decision_steps: int = 1, heroes: np.ndarray | None = None, move_goals: str = PAPER_MOVE_GOALS):
         self.team = team
+        self.move_goals = move_goals  # the action space it was trained in: it plays only games of that table
         self.decision_steps = decision_steps
         self.steps_played = None  # (games,) timesteps each game has been played
         self.inference = Inference(policy, seed, greedy=greedy)
@@ -77,6 +78,10 @@ class PolicyTeamAgent:
         self.last_result: InferenceResult | None = None
 
     def act(self, env: BatchedEnv, games: np.ndarray | None = None) -> np.ndarray:
+        if env.game.config.move_goals != self.move_goals:
+            raise ValueError(f"this policy was trained with move_goals {self.move_goals!r} but the game's moves are "
+                             f"{env.game.config.move_goals!r}: its move orders would mean other places; make the game "
+                             f"with GameConfig(move_goals={self.move_goals!r}) (match.agents.move_goals_of)")
         n = env.n_games
         if self.state is None or self.first.shape[0] != n:
             self.state = initial_state(n * self.k, self.inference.policy.config.lstm_size)
@@ -140,7 +145,7 @@ def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
     if not (run / "config.toml").is_file():
         raise ValueError(f"agent {spec!r}: {run} is not a run folder (no config.toml); give RUN:VERSION, e.g. "
                          f"{RUN_EXAMPLE}, or a bot name")
-    config = load_config(run / "config.toml")
+    config = load_config(run / "config.toml", saved=True)
     snapshot = snapshot_path(run / "pool", version) if version is not None else None
     checkpoints = {int(p.name): p for p in (run / "checkpoints").glob("[0-9]*") if p.name.isdigit()}
     if version is None:
@@ -187,6 +192,17 @@ def load_trained_policy(root: Path | None = None) -> tuple[Policy, dict]:
     return policy.eval(), info
 
 
+def move_goals_of(agents) -> str:
+    """The move table (``GameConfig.move_goals``) a game of these team agents must be made with: the one the
+    trained policies among them share (a bot plays in any: it reads the game's table), the paper's without one.
+    Policies of different tables cannot meet: one clear error."""
+    tables = {a.move_goals for a in agents if isinstance(a, PolicyTeamAgent)}
+    if len(tables) > 1:
+        raise ValueError(f"these policies were trained with different move orders ({', '.join(sorted(tables))}): "
+                         f"a game has one table of move goals, so they cannot play each other")
+    return tables.pop() if tables else PAPER_MOVE_GOALS
+
+
 # ====================================================================== the resolver
 def check_agent(spec: str) -> str:
     """``spec`` if it is a bot's name, ``trained`` or a run folder (``RUN:VERSION``), else one ``ValueError`` that
@@ -211,10 +227,12 @@ def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: 
     check_agent(spec)
     if spec == TRAINED:
         policy, info = load_trained_policy()
-        return PolicyTeamAgent(team, policy, mode, seed, greedy, int(info["decision_steps"]), heroes)
+        return PolicyTeamAgent(team, policy, mode, seed, greedy, int(info["decision_steps"]), heroes,
+                               info.get("move_goals", PAPER_MOVE_GOALS))
     if spec not in BOTS:
         policy, config, _ = load_run_policy(spec)
-        return PolicyTeamAgent(team, policy, mode, seed, greedy, config.rollout.decision_steps, heroes)
+        return PolicyTeamAgent(team, policy, mode, seed, greedy, config.rollout.decision_steps, heroes,
+                               config.game.move_goals)
     if heroes is not None:
         raise ValueError(f"agent {spec!r} is a bot, which drives its whole team: it takes no heroes")
     try:
@@ -225,4 +243,4 @@ def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: 
 
 
 __all__ = ["AgentUnavailable", "PolicyTeamAgent", "TEAMS", "TRAINED", "build_agent", "check_agent", "is_run_spec",
-           "load_run_policy", "load_trained_policy", "parse_run_spec", "trained_files"]
+           "load_run_policy", "load_trained_policy", "move_goals_of", "parse_run_spec", "trained_files"]

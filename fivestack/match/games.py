@@ -26,6 +26,7 @@ from fivestack.game.engine import GameConfig
 from fivestack.game.layout import (ACTIVE, DEATHS, DENIES, HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH,
                                    NO_ORDER)
 from fivestack.game.patch import PATCH_VERSION, observation_mask
+from fivestack.match.agents import move_goals_of
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -99,14 +100,15 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
     n_a = games - games // 2
     a_side = (np.arange(games) >= n_a).astype(np.int64)
     base = seed * 10_000
-    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, patch=patch, lineups=lineups))
-    env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64),
-              None if patch == PATCH_VERSION else observation_mask(patch))
     seats = []  # only the agents that play somewhere, built in this order: A Radiant, B Radiant, A Dire, B Dire
     for side in (0, 1):
         for factory, plays in ((agent_a, np.flatnonzero(a_side == side)), (agent_b, np.flatnonzero(a_side != side))):
             if plays.size:
                 seats.append(Seat(factory(side), side, plays))
+    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, patch=patch, lineups=lineups,
+                                       move_goals=move_goals_of(s.agent for s in seats)))
+    env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64),
+              None if patch == PATCH_VERSION else observation_mask(patch))
     heroes = env.game.patch.heroes
     a_heroes = [[heroes[env.game.hero_types[g, h]].name for h in range(5 * side, 5 * side + 5)
                  if env.game.state.hi[g, h, ACTIVE]] for g, side in enumerate(a_side)]

@@ -16,7 +16,8 @@ import numpy as np
 
 from fivestack.bots.agents import BOTS
 from fivestack.env.events import EVENT_NAMES, PAPER_WEIGHTS
-from fivestack.game.engine import MODES
+from fivestack.game.engine import MODES, GameConfig
+from fivestack.game.layout import MOVE_GOALS, PAPER_MOVE_GOALS
 from fivestack.game.lineups import LINEUP_RULES, check_pool
 from fivestack.game.patch import FEATURES, PATCH_VERSION, PATCHES, Patch
 from fivestack.model.policy import PolicyConfig
@@ -57,6 +58,14 @@ class GameSettings:
                                      "random_*)")
     lineups: str = setting("fixed", "fixed: the patch's first five, both sides; random: drawn per game from the pool")
     patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1, 0.2, 0.3)")
+    move_goals: str = setting(PAPER_MOVE_GOALS, "how far a move order reaches: grid, the paper's 600 units; reach, "
+                                                "up to 9600 per axis (layout.MOVE_GOALS)")
+
+    def game_config(self) -> GameConfig:
+        """The training games' ``GameConfig`` (the rollout's and the clone recorder's)."""
+        return GameConfig(mode=self.mode, max_seconds=self.max_seconds, training=self.training,
+                          randomise=self.randomise, lineups=self.lineups, patch=self.patch,
+                          move_goals=self.move_goals)
 
 
 @dataclass
@@ -299,6 +308,10 @@ def _parse_literal(text: str) -> Any:
         return text
 
 
+# Keys added after runs were saved, with the value that every run saved before them played with (a config saved
+# without one is read with this value, not today's default): the paper's moves came before game.move_goals.
+SAVED_BEFORE = {"game.move_goals": PAPER_MOVE_GOALS}
+
 # Keys that moved: old name -> new name. A file or override with an old name is one error naming the new one; a
 # config saved in an older checkpoint is read with its keys moved (``from_dict``).
 RENAMED = {"ppo.epochs": "ppo.sample_reuse", "ray.reuse_target": "ppo.sample_reuse",
@@ -319,9 +332,15 @@ def apply(config: TrainConfig, section: str, key: str, value: Any) -> None:
     setattr(part, key, _coerce(section, key, value, hints[key]))
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
-    """Defaults, then the TOML file, then ``section.key=value`` overrides, in that order."""
+def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = (),
+                saved: bool = False) -> TrainConfig:
+    """Defaults, then the TOML file, then ``section.key=value`` overrides, in that order. ``saved``: the file is a
+    run's own ``config.toml``, so a key added since it was written (``SAVED_BEFORE``) takes the value the run played
+    with, not today's default."""
     config = TrainConfig()
+    if saved:
+        for name, value in SAVED_BEFORE.items():
+            apply(config, *name.split("."), value)
     if path is not None:
         path = Path(path)
         if not path.is_file():
@@ -466,6 +485,9 @@ def validate(config: TrainConfig) -> None:
         raise ConfigError(f"game.mode must be '5v5' or '1v1', got {config.game.mode!r}")
     if config.game.patch not in PATCHES:
         raise ConfigError(f"game.patch must be one of {sorted(PATCHES)}, got {config.game.patch!r}")
+    if config.game.move_goals not in MOVE_GOALS:
+        raise ConfigError(f"game.move_goals must be one of {', '.join(repr(m) for m in MOVE_GOALS)}, got "
+                          f"{config.game.move_goals!r}")
     if config.game.lineups not in LINEUP_RULES:
         raise ConfigError(f"game.lineups must be one of {', '.join(repr(r) for r in LINEUP_RULES)}, got "
                           f"{config.game.lineups!r}")
@@ -561,8 +583,11 @@ def describe(config: TrainConfig) -> list[dict[str, Any]]:
 
 def from_dict(data: dict) -> TrainConfig:
     """Rebuild a config saved with ``to_dict`` (checkpoints), with the same checks as a TOML file; keys that
-    moved since it was saved (``RENAMED``) are read under their new names."""
+    moved since it was saved (``RENAMED``) are read under their new names, and keys added since (``SAVED_BEFORE``)
+    with the value the run played with."""
     config = TrainConfig()
+    for name, value in SAVED_BEFORE.items():
+        apply(config, *name.split("."), value)
     for section, table in data.items():
         for key, value in table.items():
             new = RENAMED.get(f"{section}.{key}")

@@ -31,6 +31,7 @@ import numpy as np
 from fivestack.asp.policy import MLPPolicy, UpdateBatch
 from fivestack.asp.rewards import alice_reward, bob_reward, bob_time
 from fivestack.asp.selfplay import ALICE, BOB  # the players, whose turn it is (the phase of a game)
+from fivestack.game.kernels import goal_cells
 from fivestack.game.layout import (A_ATTACK_MOVE, A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, GOLD,
                                    HP, HP_MAX, IT_ID, LEVEL, MAP_SIZE, N_ACTION_FIELDS, X, Y)
 from fivestack.game.patch import I_COST
@@ -42,6 +43,7 @@ OWNER_IDLE = -4
 DIRECTIONS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
 N_ALICE_ACTIONS = 1 + 2 * len(DIRECTIONS) + 1  # keep order, 8 moves, 8 attack-moves, STOP (last, as asp.policy)
 STOP = N_ALICE_ACTIONS - 1
+ALICE_STEP = 600.0  # world units of one of her moves on each axis (the paper's longest move)
 ALICE_INPUTS = 12
 POSITION_SCALE, LEVEL_SCALE, GOLD_SCALE = 2000.0, 5.0, 1000.0
 
@@ -64,18 +66,19 @@ def reached(state: np.ndarray, goal: np.ndarray, config: "AspConfig") -> np.ndar
             & (np.abs(state[:, 3] - goal[:, 3]) <= config.gold_tolerance))
 
 
-def alice_env_actions(choice: np.ndarray) -> np.ndarray:
-    """Alice's choices (n,) -> game actions (n, 5): keep the order (and STOP), move or attack-move 4 offset cells
-    (600 world units) in one of 8 directions."""
+def alice_env_actions(choice: np.ndarray, move_offsets: np.ndarray) -> np.ndarray:
+    """Alice's choices (n,) -> game actions (n, 5): keep the order (and STOP), move or attack-move 600 world units
+    (``ALICE_STEP`` on each axis) in one of 8 directions, as cells of the game's move table ``move_offsets``."""
     out = np.zeros((choice.size, N_ACTION_FIELDS), np.int64)
     out[:, ACT_TARGET] = -1
     out[:, ACT_OFFSET_X] = out[:, ACT_OFFSET_Y] = 4
     for i, (dx, dy) in enumerate(DIRECTIONS):
+        ox, oy = goal_cells(ALICE_STEP * dx, ALICE_STEP * dy, move_offsets)
         for primary, a in ((A_MOVE, 1 + i), (A_ATTACK_MOVE, 1 + len(DIRECTIONS) + i)):
             rows = choice == a
             out[rows, ACT_PRIMARY] = primary
-            out[rows, ACT_OFFSET_X] = 4 + 4 * dx
-            out[rows, ACT_OFFSET_Y] = 4 + 4 * dy
+            out[rows, ACT_OFFSET_X] = ox
+            out[rows, ACT_OFFSET_Y] = oy
     return out
 
 
@@ -170,7 +173,7 @@ class MobaSelfPlay:
         choice, _ = self.alice.act(inputs, self.rng, may_stop)
         for i, j in enumerate(which):
             self.trajectory[j].append((inputs[i], int(choice[i]), bool(may_stop[i])))
-        self.actions[which] = alice_env_actions(choice)
+        self.actions[which] = alice_env_actions(choice, env.game.data.move_offsets)
         stop = which[choice == STOP]
         self.stopped[stop] = True
         self.goal[stop] = state[choice == STOP]

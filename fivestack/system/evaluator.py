@@ -25,6 +25,7 @@ from typing import Callable
 
 import torch
 
+from fivestack.game.layout import PAPER_MOVE_GOALS
 from fivestack.model.policy import Policy
 from fivestack.match.agents import PolicyTeamAgent, build_agent
 from fivestack.match.games import TEAM_STATS, AgentFactory, play_games, wilson_interval
@@ -65,12 +66,15 @@ class EvalResult:
 
 
 def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0,
-             greedy: bool = False, decision_steps: int = 1, lineups: str = "fixed") -> EvalResult:
+             greedy: bool = False, decision_steps: int = 1, lineups: str = "fixed",
+             move_goals: str = PAPER_MOVE_GOALS) -> EvalResult:
     """Play ``games`` full games (half as each side, all in one batched env) of ``policy`` against a bot and
     count the policy's wins; ``greedy`` plays its most likely actions rather than sampling them; the policy
-    decides every ``decision_steps`` timesteps, as it was trained; ``lineups`` as in ``play_games``."""
+    decides every ``decision_steps`` timesteps and moves with the ``move_goals`` table, as it was trained;
+    ``lineups`` as in ``play_games``."""
     start = time.monotonic()
-    result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy, decision_steps),
+    result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy, decision_steps,
+                                                     move_goals=move_goals),
                         lambda side: build_agent(opponent, side, seed + 1 + 2 * side, mode), games, mode, max_seconds,
                         seed, lineups=lineups)
     seconds = time.monotonic() - start
@@ -111,11 +115,13 @@ class RatingEvaluator:
         if name in self.policies:
             policy = self.policies[name]
             return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
-                                                decision_steps=self.config.rollout.decision_steps)
+                                                decision_steps=self.config.rollout.decision_steps,
+                                                move_goals=self.config.game.move_goals)
         if name.startswith("v") and name[1:].isdigit():
             policy = self.load_version(int(name[1:]))
             return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
-                                                decision_steps=self.config.rollout.decision_steps)
+                                                decision_steps=self.config.rollout.decision_steps,
+                                                move_goals=self.config.game.move_goals)
         return lambda side: build_agent(name, side, seed, self.mode)
 
     def load_version(self, version: int) -> Policy:

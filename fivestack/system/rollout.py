@@ -130,8 +130,7 @@ class RolloutWorker:
         self._seg_obs: dict[str, np.ndarray] | None = None
         self.opponents = opponents
         self.rng = np.random.default_rng([int(seed), 0x0770])
-        game = GameConfig(mode=config.game.mode, max_seconds=config.game.max_seconds, training=config.game.training,
-                          randomise=config.game.randomise, lineups=config.game.lineups, patch=config.game.patch)
+        game = config.game.game_config()
         self.env = BatchedEnv(config.rollout.games, game)
         self.features = GameFeatures(config, seed, feature_share)  # the annealed feature's share of new games
         self.n_games = config.rollout.games

@@ -22,6 +22,7 @@ import torch
 from fivestack.system.controller import Controller
 
 from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
+from fivestack.runs.config import TrainConfig, from_dict
 from fivestack.match.device import to_cpu
 
 
@@ -117,12 +118,19 @@ def save_run(controller: Controller, model: dict[str, torch.Tensor], optim: dict
     return controller.save(state.version, to_cpu(model), to_cpu(optim), state.to_json())
 
 
-def load_run(run_dir: Path, seed: int) -> tuple[Path, dict[str, torch.Tensor], dict[str, torch.Tensor], RunState]:
+def load_run(run_dir: Path, config: TrainConfig) -> tuple[Path, dict[str, torch.Tensor], dict[str, torch.Tensor],
+                                                         RunState]:
     """The newest checkpoint of ``run_dir`` that loads (``latest_checkpoint``'s fallback): its path, model and
-    optimizer tensors (on the CPU) and state."""
+    optimizer tensors (on the CPU) and state. A run resumes in the action space it was trained in: a ``config``
+    whose move goals differ from the checkpoint's is one clear error."""
     path = latest_checkpoint(run_dir)
     model, optim, state = load_checkpoint(path)
-    return path, model, optim, RunState.from_json(state, seed)
+    trained = from_dict(state["config"]).game.move_goals
+    if trained != config.game.move_goals:
+        raise ValueError(f"checkpoint {path} was trained with game.move_goals={trained!r}, this config says "
+                         f"{config.game.move_goals!r}: its move orders would mean other places; resume without "
+                         f"changing game.move_goals, or start a new run (surgery cannot convert move goals)")
+    return path, model, optim, RunState.from_json(state, config.run.seed)
 
 
 def model_mismatch(path: Path, error: RuntimeError) -> ValueError:

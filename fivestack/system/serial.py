@@ -82,7 +82,7 @@ class SerialRunner(TrainingLoop):
 
     # ------------------------------------------------------------------ checkpoints
     def _restore(self) -> None:
-        path, model, optim, self.state = load_run(self.run_dir, self.config.run.seed)
+        path, model, optim, self.state = load_run(self.run_dir, self.config)
         try:
             self.policy.load_state_dict(model)
         except RuntimeError as exc:

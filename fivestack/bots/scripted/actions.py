@@ -10,7 +10,7 @@ from fivestack.game import kernels
 from fivestack.game.jit import kernel
 from fivestack.game.layout import (
     ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, A_MOVE, K_ANCIENT, K_BARRACKS, K_CREEP_MELEE,
-    K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN, K_TOWER, MOVE_STEP, X, Y,
+    K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN, K_TOWER, X, Y,
 )
 
 
@@ -36,16 +36,13 @@ def offset_cell(d, step):
 
 @kernel
 def issue_move(S, D, g, h, gx, gy, out):
-    """A move toward (gx, gy): the farthest offset cell in its direction (re-issued every step)."""
+    """A move toward (gx, gy): the game's cells for that point (``goal_cells``: beyond the move's reach, the
+    farthest in its direction), re-issued every step."""
     uf = S.uf
     dx = gx - uf[g, h, X]
     dy = gy - uf[g, h, Y]
     m = max(abs(dx), abs(dy))
-    if m > 4.0 * MOVE_STEP:
-        dx *= 4.0 * MOVE_STEP / m
-        dy *= 4.0 * MOVE_STEP / m
-    ox = offset_cell(dx, MOVE_STEP)
-    oy = offset_cell(dy, MOVE_STEP)
+    ox, oy = kernels.goal_cells(dx, dy, D.move_offsets)
     if ox == 4 and oy == 4 and m > 40.0:  # closer than half a cell: step a whole cell toward it
         if abs(dx) >= abs(dy):
             ox = 5 if dx > 0 else 3

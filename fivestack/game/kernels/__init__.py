@@ -62,7 +62,7 @@ from fivestack.game.kernels.availability import (
     ability_of, ability_ready, any_pickup, buyback_cost, item_ready, primary_available, target_kind_for,
     uses_offset, valid_target,
 )
-from fivestack.game.kernels.actions import apply_action, continue_cast, offset_point
+from fivestack.game.kernels.actions import apply_action, continue_cast, goal_cells, move_goal, nearest_cell, offset_point
 from fivestack.game.kernels.behaviour import (
     hero_may_attack, update_courier, update_creep, update_hero, update_neutral, update_summon, update_tower,
 )

@@ -18,7 +18,7 @@ from fivestack.game.kernels.helpers import building_slot, clampf, team_of_hero
 from fivestack.game.layout import (
     INVISIBLE, ABILITY_CD, ABILITY_LEVEL, A_ABILITY0, A_ATTACK, A_ATTACK_MOVE, A_BUYBACK, A_GLYPH, A_HOLD, A_ITEM0, A_MOVE,
     A_NOOP, A_PICKUP, A_STOP, A_TOWN_PORTAL, BUYBACK_CD, CAST_ABILITY, CAST_TARGET, CAST_X, CAST_Y, EV_GOLD_SPENT,
-    FRAMES_PER_SECOND, GOAL_X, GOAL_Y, GOLD, G_GLYPH_CD0, INVALID_ACTIONS, INVULN, IT_ID, MANA, MAP_SIZE, MOVE_STEP,
+    FRAMES_PER_SECOND, GOAL_X, GOAL_Y, GOLD, G_GLYPH_CD0, INVALID_ACTIONS, INVULN, IT_ID, MANA, MAP_SIZE,
     ORDER, O_ATTACK, O_ATTACK_MOVE, O_CAST, O_HOLD, O_MOVE, O_NONE, O_PICKUP, TARGET, TARGET_OFFSET_STEP,
     TP_CHANNEL, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y,
 )
@@ -32,6 +32,42 @@ def offset_point(uf, g, u, ox, oy, step):
     x = clampf(uf[g, u, X] + (ox - 4) * step, 1.0, MAP_SIZE - 1.0)
     y = clampf(uf[g, u, Y] + (oy - 4) * step, 1.0, MAP_SIZE - 1.0)
     return x, y
+
+
+@kernel
+def move_goal(uf, table, g, u, ox, oy):
+    """The goal of unit ``u``'s move with offset cells (ox, oy): ``table[ox]``, ``table[oy]`` world units from it
+    (``D.move_offsets``, a table of ``layout.MOVE_GOALS``), kept on the map."""
+    x = clampf(uf[g, u, X] + table[ox], 1.0, MAP_SIZE - 1.0)
+    y = clampf(uf[g, u, Y] + table[oy], 1.0, MAP_SIZE - 1.0)
+    return x, y
+
+
+@kernel
+def nearest_cell(d, table):
+    """The offset cell whose displacement in ``table`` is nearest to ``d`` world units; a tie goes to the even
+    offset (round half to even, as ``round(d / step)`` on a uniform grid)."""
+    best = 0
+    best_gap = abs(d - table[0])
+    for k in range(1, table.shape[0]):
+        gap = abs(d - table[k])
+        if gap < best_gap or (gap == best_gap and (k - 4) % 2 == 0):
+            best = k
+            best_gap = gap
+    return best
+
+
+@kernel
+def goal_cells(dx, dy, table):
+    """The move's offset cells (ox, oy) toward a point (dx, dy) world units away: the point scaled back along its
+    direction to the table's reach when it lies beyond it, then each axis's nearest cell. The one rule that turns a
+    point into a move: the scripted bot's moves, the arena's clicks and asymmetric self-play's moves use it."""
+    reach = table[table.shape[0] - 1]
+    m = max(abs(dx), abs(dy))
+    if m > reach:
+        dx *= reach / m
+        dy *= reach / m
+    return nearest_cell(dx, table), nearest_cell(dy, table)
 
 
 @kernel
@@ -62,7 +98,7 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
         return
     hf[g, h, TP_CHANNEL] = 0.0  # any new order cancels a channel
     if prim == A_MOVE or prim == A_ATTACK_MOVE:
-        x, y = offset_point(uf, g, h, ox, oy, MOVE_STEP)
+        x, y = move_goal(uf, D.move_offsets, g, h, ox, oy)
         uf[g, h, GOAL_X] = x
         uf[g, h, GOAL_Y] = y
         ui[g, h, ORDER] = O_MOVE if prim == A_MOVE else O_ATTACK_MOVE

@@ -60,8 +60,7 @@ class CloneRecorder:
         self.teacher = c.bot
         self.inference = inference
         self.n_games = c.games
-        game = GameConfig(mode=config.game.mode, max_seconds=config.game.max_seconds, training=config.game.training,
-                          randomise=config.game.randomise, lineups=config.game.lineups, patch=config.game.patch)
+        game = config.game.game_config()
         self.env = BatchedEnv(self.n_games, game)
         self.heroes = active_heroes(config.game.mode)
         self.k = self.heroes.shape[1]

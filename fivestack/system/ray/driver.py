@@ -86,7 +86,7 @@ class RayRunner(TrainingLoop):
         checkpoint = None
         if resume is not None:
             self.run_dir = Path(resume)
-            path, model, optim, self.state = load_run(self.run_dir, config.run.seed)
+            path, model, optim, self.state = load_run(self.run_dir, config)
             try:  # here, with one clear error, rather than in every optimizer actor
                 Policy(config.policy, config.game.patch).load_state_dict(model)
             except RuntimeError as exc:
