@@ -1,6 +1,6 @@
 """Run configuration: one dataclass per component, with the paper's defaults and our CPU-scale choices
 marked as such. Loaded from TOML (``[run]``, ``[game]``, ``[rollout]``, ``[reward]``, ``[ppo]``, ``[policy]``,
-``[pool]``, ``[clone]``, ``[eval]``, ``[anneal]``, ``[asp]``, ``[ray]``)
+``[pool]``, ``[clone]``, ``[eval]``, ``[anneal]``, ``[asp]``, ``[drill]``, ``[ray]``)
 with ``--set section.key=value`` overrides; an unknown key or a value of the wrong type is one clear error.
 """
 
@@ -224,6 +224,22 @@ class AspConfig:
     alice_batch: int = setting(16, "finished self-play episodes per update of Alice")
 
 
+# the drills (issue 30, ``fivestack.system.drills.DRILLS``): small scenarios on the real game with a success figure
+DRILL_NAMES = ("walk",)
+
+
+@dataclass
+class DrillConfig:
+    """A drill on every 1v1 game of the rollout (``system/drills.py``): its task, reward and episodes replace the
+    game's; name empty: off."""
+
+    name: str = setting("", "the drill every training game plays: walk (to a marked point); empty: none")
+    min_distance: float = setting(3000.0, "walk: the marked point lies at least this far from the hero (world units)")
+    max_distance: float = setting(6000.0, "walk: ... and at most this far")
+    radius: float = setting(300.0, "walk: the hero has arrived when within this distance of the point")
+    seconds: float = setting(40.0, "game seconds of a drill episode; a hero not done by then has failed")
+
+
 @dataclass
 class RayConfig:
     """The ray runner (``fivestack train --runner ray``); the serial runner ignores this section."""
@@ -257,6 +273,7 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     anneal: AnnealConfig = field(default_factory=AnnealConfig)
     asp: AspConfig = field(default_factory=AspConfig)
+    drill: DrillConfig = field(default_factory=DrillConfig)
     ray: RayConfig = field(default_factory=RayConfig)
 
     def to_dict(self) -> dict:
@@ -450,6 +467,10 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("asp", "reward_scale"): (0, None, False, False),
     ("asp", "alice_learning_rate"): (0, None, False, False),
     ("asp", "alice_batch"): (1, None, True, False),
+    ("drill", "min_distance"): (0, None, False, False),
+    ("drill", "max_distance"): (0, None, False, False),
+    ("drill", "radius"): (0, None, False, False),
+    ("drill", "seconds"): (0, None, False, False),
     ("ray", "rollout_workers"): (1, None, True, False),
     ("ray", "inference"): (0, None, True, False),
     ("ray", "optimizers"): (1, None, True, False),
@@ -510,6 +531,7 @@ def validate(config: TrainConfig) -> None:
         raise ConfigError(f"ray.buffer_samples ({config.ray.buffer_samples}) must hold at least one batch "
                           f"(ppo.batch_samples = {config.ppo.batch_samples})")
     validate_asp(config)
+    validate_drill(config)
     pool, ev = config.pool, config.eval
     if pool.bot not in BOTS:
         raise ConfigError(f"pool.bot must be one of {list(BOTS)}, got {pool.bot!r}")
@@ -567,6 +589,39 @@ def validate_asp(config: TrainConfig) -> None:
     if asp.alice_t_max >= asp.t_max:
         raise ConfigError(f"asp.alice_t_max ({asp.alice_t_max}) must be below asp.t_max ({asp.t_max}), or Bob has no "
                           f"time to repeat her task")
+
+
+def validate_drill(config: TrainConfig) -> None:
+    """The [drill] rules: a known drill, on 1v1 games, with the policy's goal input, every row the learner's."""
+    d = config.drill
+    if not d.name:
+        return
+    if d.name not in DRILL_NAMES:
+        raise ConfigError(f"drill.name must be '' (no drill) or one of {list(DRILL_NAMES)}, got {d.name!r}")
+    if config.game.mode != "1v1":
+        raise ConfigError(f"drill.name = {d.name!r} needs game.mode = '1v1' (a drill drives one hero per side), got "
+                          f"{config.game.mode!r}; use --config configs/drill-{d.name}.toml or set game.mode='1v1'")
+    if config.policy.goal_inputs != GOAL_WIDTH:
+        raise ConfigError(f"drill.name = {d.name!r} tells the policy its task through the goal input, which changes "
+                          f"the model: set policy.goal_inputs={GOAL_WIDTH} (got {config.policy.goal_inputs})")
+    if config.asp.share > 0:
+        raise ConfigError(f"drill.name = {d.name!r} plays every game as a drill: set asp.share=0 (got "
+                          f"{config.asp.share:g}); asymmetric self-play and drills do not mix")
+    if config.pool.bot_fraction > 0:
+        raise ConfigError(f"drill.name = {d.name!r} makes both heroes the learner: set pool.bot_fraction=0 (got "
+                          f"{config.pool.bot_fraction:g})")
+    if config.pool.past_fraction > 0:
+        raise ConfigError(f"drill.name = {d.name!r} makes both heroes the learner: set pool.past_fraction=0 (got "
+                          f"{config.pool.past_fraction:g})")
+    if d.max_distance <= d.min_distance:
+        raise ConfigError(f"drill.max_distance ({d.max_distance:g}) must be above drill.min_distance "
+                          f"({d.min_distance:g})")
+    if d.min_distance <= d.radius:
+        raise ConfigError(f"drill.min_distance ({d.min_distance:g}) must be above drill.radius ({d.radius:g}), or "
+                          f"a hero could start on its point")
+    if d.seconds > config.game.max_seconds:
+        raise ConfigError(f"drill.seconds ({d.seconds:g}) must be at most game.max_seconds "
+                          f"({config.game.max_seconds:g}): the game would end before the episode")
 
 
 def describe(config: TrainConfig) -> list[dict[str, Any]]:

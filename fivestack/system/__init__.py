@@ -8,7 +8,9 @@
     runner.py        make_runner and the Runner protocol the CLI drives
     rollout.py       RolloutWorker: plays the games, cuts each segment into samples
     rollout_hooks.py the rollout's features as hooks (annealed game features, past opponents, the bot, the
-                     teacher, asymmetric self-play)
+                     teacher, asymmetric self-play, a drill)
+    drills.py        drills (issue 30): small scenarios on the real game (walk to a marked point), the hook's logic
+    drill_eval.py    a drill's success share for any player, and its baselines (untrained, do-nothing)
     buffer.py        SampleBuffer          optimizer.py   Optimizer (PPO)     distributed.py  optimizers as one
     pool.py          the opponent pool     evaluator.py   TrueSkill ratings   annealing.py    a feature annealed in
     asp_moba.py      asymmetric self-play  controller.py  the run's folder    run_state.py    RunState, RatingSchedule

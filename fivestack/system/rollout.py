@@ -23,6 +23,10 @@ With ``asp.share > 0`` (1v1), that share of the game slots plays asymmetric self
 dropped), Bob's are, with the self-play reward in place of the game's; the observations carry the ``goal``
 group (zeros outside Bob's turns).
 
+With ``drill.name`` (1v1), every game plays a drill (``fivestack.system.drills``): both heroes are the learner, the
+drill's reward replaces the game's, the observations carry its ``goal`` group, and the drill ends the games
+(terminated) when both heroes' episodes are over.
+
 Each of these features is a hook (``rollout_hooks.py``, built once from the config by ``make_hooks``), so that
 ``collect`` is the plain self-play loop: observe, act (the learner's forward pass; the rows the hooks own get
 their players' actions), play the decision, bootstrap what was cut off, restart the games that ended, and cut

@@ -21,6 +21,8 @@ in list order. A hook implements only the points it needs (``RolloutHook`` has t
     Teacher        ppo.teacher           the teacher bot's action in each team's place, at every step
     SelfPlay       asp.share             asymmetric self-play games (``asp_moba.MobaSelfPlay``): Alice's and the
                                          idle hero's rows, the goal input, Bob's reward, its own resets
+    Drill          drill.name            a drill on every game (``drills.Drill``): the goal input, the drill's reward,
+                                         its episodes' ends (the games it ends, terminated)
 
 A hook reads and writes the worker's shared state (``env``, ``rng``, ``opponent_version``, ``seconds``, ...): it
 is a part of the worker, not a separate component. Every draw happens where it did when the worker did all of
@@ -42,6 +44,7 @@ from fivestack.match.inference import InferenceRequest, InferenceResult
 from fivestack.runs.config import TrainConfig
 from fivestack.system.annealing import draw_features
 from fivestack.system.asp_moba import OWNER_ALICE, OWNER_IDLE, MobaSelfPlay
+from fivestack.system.drills import make_drill
 from fivestack.system.pool import BOT, LATEST
 
 InferenceFn = Callable[[InferenceRequest], InferenceResult]
@@ -259,6 +262,28 @@ class SelfPlay(RolloutHook):
         return {"asp": self.asp.take_metrics()}
 
 
+class Drill(RolloutHook):
+    """A drill on every game slot (``drill.name``; ``fivestack.system.drills``): both heroes are the learner, the
+    drill's reward replaces the game's, and the games end (terminated) when the drill says; the worker restarts
+    them, and each restart begins a new drill episode."""
+
+    def __init__(self, worker, config: TrainConfig, seed: int):
+        self.drill = make_drill(config.drill, worker.n_games, worker.heroes, seed, worker.env.game.data.walk)
+
+    def new_games(self, worker, games):
+        self.drill.begin_games(worker.env, games)
+
+    def view(self, worker, view):
+        view["goal"] = self.drill.goal_features(worker.env, worker.n_teams, worker.k)
+
+    def after_decision(self, worker, reward, terminated, truncated):
+        over = self.drill.after_decision(worker.env, reward, terminated | truncated)
+        return terminated | over, truncated & ~over
+
+    def info(self, worker) -> dict:
+        return {"drill": self.drill.take_metrics()}
+
+
 def make_hooks(worker, config: TrainConfig, seed: int, first_seeds: np.ndarray,
                opponents: OpponentSource | None) -> list[RolloutHook]:
     """The hooks of ``config``, in the order the worker calls them (the game features first), built in the order
@@ -268,4 +293,5 @@ def make_hooks(worker, config: TrainConfig, seed: int, first_seeds: np.ndarray,
     bots = OpponentBots(config.pool.bot, seed) if config.pool.bot_fraction > 0 else None
     teacher = Teacher(config.ppo.teacher, seed) if config.ppo.teacher else None
     choice = Opponents(opponents, config.pool.bot_fraction) if opponents is not None or bots is not None else None
-    return [h for h in (worker.features, choice, bots, teacher, self_play) if h is not None]
+    drill = Drill(worker, config, seed) if config.drill.name else None
+    return [h for h in (worker.features, choice, bots, teacher, self_play, drill) if h is not None]

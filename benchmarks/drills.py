@@ -1,0 +1,98 @@
+"""Issue 30's drills: train from scratch on one drill for an agent-step budget, then measure its success figure
+beside two baselines on the same scenario.
+
+    python benchmarks/drills.py --drill walk --agent-steps 1000000 --seed 0
+    python benchmarks/drills.py --drill walk --agent-steps 50000 --seed 0 --episodes 64 --set rollout.games=16
+
+Training uses ``configs/drill-DRILL.toml`` plus ``--set`` overrides (passed through as they are, e.g. a game
+setting to compare), with the serial runner; training stops between segments once the run has the budget's
+agent-steps. Then three players play the same ``--episodes`` hero episodes (the same games and marked points:
+``--eval-seed``, fixed), each sampling its actions (``--greedy``: the trained policy's most likely ones):
+
+    trained     the policy at the end of the budget
+    untrained   the run's version 0 (fresh weights with the run's seed)
+    do_nothing  every hero gets no order (``fivestack.game.engine.no_orders``)
+
+The result is one JSON line: the drill, seed, agent-steps trained, each player's success share with its 95% Wilson
+interval (``fivestack.match.games.wilson_interval``) and the mean game seconds of its successes, the overrides, the
+drill's own success over the last tenth of training (``drill/*`` of the run's ``metrics.jsonl``), the run's folder
+and the wall time. Progress shows as a bar on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from fivestack.match.inference import Inference
+from fivestack.runs.config import DRILL_NAMES, load_config
+from fivestack.system.drill_eval import do_nothing, drill_success, untrained
+from fivestack.system.serial import SerialRunner
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+def training_summary(metrics_path: Path) -> dict:
+    """The drill's success over the last tenth of the run's segments, from ``metrics.jsonl``."""
+    records = [r for r in map(json.loads, metrics_path.read_text().splitlines()) if "drill/episodes" in r]
+    if not records:
+        return {}
+    tail = records[-max(len(records) // 10, 1):]
+    episodes = sum(r["drill/episodes"] for r in tail)
+    return {"episodes": int(sum(r["drill/episodes"] for r in records)), "last_tenth_episodes": int(episodes),
+            "last_tenth_success": round(sum(r["drill/reached"] for r in tail) / episodes, 4) if episodes else None}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--drill", choices=DRILL_NAMES, required=True)
+    parser.add_argument("--agent-steps", type=int, default=1_000_000, help="training budget in agent-steps")
+    parser.add_argument("--seed", type=int, default=0, help="the run's seed (weights, games, sampling)")
+    parser.add_argument("--episodes", type=int, default=200, help="hero episodes each player is measured on")
+    parser.add_argument("--eval-seed", type=int, default=12345, help="the measured episodes' games and points")
+    parser.add_argument("--greedy", action="store_true", help="the trained policy plays its most likely actions")
+    parser.add_argument("--runs-dir", default="runs")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], help="section.key=value")
+    args = parser.parse_args(argv)
+    if args.agent_steps < 1 or args.episodes < 1:
+        parser.error("--agent-steps and --episodes must be at least 1")
+    t_start = time.monotonic()
+    name = f"drill-{args.drill}-seed{args.seed}-{int(time.time())}"
+    config = load_config(CONFIGS / f"drill-{args.drill}.toml", [
+        f"run.seed={args.seed}", f"run.name='{name}'", f"run.runs_dir='{args.runs_dir}'", "eval.every_versions=0",
+        *args.overrides, "run.minutes=0"])
+    runner = SerialRunner(config)
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,.0f}/{task.total:,.0f}"),
+                   TimeElapsedColumn(), console=Console(stderr=True))
+    out = {"benchmark": "drills", "drill": args.drill, "seed": args.seed, "budget_agent_steps": args.agent_steps}
+    with bar:
+        task = bar.add_task("training (agent-steps)", total=args.agent_steps)
+        runner.run(on_progress=lambda p: bar.update(task, completed=min(runner.agent_steps, args.agent_steps)),
+                   stop=lambda: runner.agent_steps >= args.agent_steps)
+        runner.close()
+        out.update(agent_steps=runner.agent_steps, version=runner.version, run=str(runner.run_dir),
+                   train_seconds=round(time.monotonic() - t_start, 1))
+        players = {"trained": Inference(runner.policy, seed=args.eval_seed, greedy=args.greedy),
+                   "untrained": untrained(config, seed=args.eval_seed), "do_nothing": do_nothing}
+        for player, infer in players.items():
+            if isinstance(infer, Inference) and player == "trained":
+                infer.value_scale = runner.optimizer.value_scale
+            task = bar.add_task(f"{player} ({args.drill}, episodes)", total=args.episodes)
+            result = drill_success(infer, config, args.episodes, args.eval_seed,
+                                   on_progress=lambda done, total, t=task: bar.update(t, completed=done, total=total))
+            out[player] = result
+    out.update(eval_policy="greedy" if args.greedy else "sampled", eval_seed=args.eval_seed,
+               during_training=training_summary(runner.run_dir / "metrics.jsonl"), overrides=args.overrides,
+               drill_config=vars(config.drill), wall_seconds=round(time.monotonic() - t_start, 1),
+               cpu_cores=os.cpu_count())
+    print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,240 @@
+"""Drills (issue 30): small scenarios on the real game through the real env, each with a success figure.
+
+A drill runs on every game slot of a 1v1 rollout (``[drill]``, ``drill.name``): both heroes are the learner (every
+row is ``pool.LATEST``, both are training data), the drill's reward replaces the game's shaped reward on every row,
+and the drill ends and restarts the games by its own rules. The hook that plugs it into the rollout worker is
+``rollout_hooks.Drill``; the evaluation (success share against the baselines) is ``drill_eval``.
+
+One drill episode is one game: it starts when the game (re)starts, each hero has its own task, and a hero's
+episode ends when it succeeds or when ``drill.seconds`` of game time have passed (it failed). A hero that is done
+waits for the other (reward 0, goal input zeros: flag 0, nothing left to earn); the game ends, as terminated, once
+both heroes are done (the time left is one of the policy's inputs, so the time-out is the end of the task, not a
+cut to bootstrap across). A game the game's own rules end first (a kill race, the time limit) ends the heroes'
+episodes still running as failures. Every hero episode counts once: ``take_metrics`` reports the episodes ended and
+the successes since its last call, and with ``record`` each one's outcome is kept per game slot (``outcomes``), so
+that an evaluation can count the first q episodes of every slot whatever their outcomes.
+
+    walk   (a) walk to a marked point at least ``drill.min_distance`` away. Each hero gets a point at a distance
+           in [min_distance, max_distance] of its position, drawn uniformly over the walk grid's cells that are
+           walkable, reachable from the hero's cell (the 4-connected walkable component it stands in: the map has
+           small walled-in pockets), on the hero's own side of the river (clear of the river), at least
+           ``SAFE_DISTANCE`` from every enemy building and ``CAMP_CLEARANCE`` from every neutral camp; the point is
+           the cell's centre. The goal input is [1, dx / 2000, dy / 2000, 0, 0, share of the episode's time left]
+           (point minus hero, ``POSITION_SCALE``), the reward after each decision is the distance walked toward
+           the point (previous minus current distance) / ``DISTANCE_SCALE``, plus ``ARRIVAL_REWARD`` when the
+           hero ends the decision within ``drill.radius`` of the point (it arrived: success).
+
+Later drills (b: last-hit a creep wave alone, c: hold a lane vs scripted-weak, d: 1v1 vs scripted) are subclasses of
+``Drill`` with their own ``start``, ``goal_inputs`` and ``score`` and an entry in ``DRILLS`` (and in
+``runs.config.DRILL_NAMES``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fivestack.game.geometry import BIG_NEUTRAL, BUILDING_POS, CAMPS, RIVER_HALF_WIDTH
+from fivestack.game.layout import CELL, GRID, MAP_SIZE, X, Y
+from fivestack.runs.config import DRILL_NAMES, GOAL_WIDTH, DrillConfig
+
+POSITION_SCALE = 2000.0  # the goal input's positions, as asymmetric self-play's (asp_moba.POSITION_SCALE)
+DISTANCE_SCALE = 1000.0  # walk: reward per unit of distance walked toward the point
+ARRIVAL_REWARD = 1.0
+SAFE_DISTANCE = 1500.0  # walk: points this far at least from every enemy building (a tower's reach is far less)
+CAMP_CLEARANCE = 1000.0  # ... and from every neutral camp
+
+
+def walk_component(walk: np.ndarray, cell: tuple[int, int]) -> np.ndarray:
+    """(GRID, GRID) bool: the walkable cells 4-connected to ``cell`` (a flood fill by repeated dilation)."""
+    walkable = walk != 0
+    out = np.zeros_like(walkable)
+    if not walkable[cell]:
+        return out
+    out[cell] = True
+    while True:
+        grown = out.copy()
+        grown[1:] |= out[:-1]
+        grown[:-1] |= out[1:]
+        grown[:, 1:] |= out[:, :-1]
+        grown[:, :-1] |= out[:, 1:]
+        grown &= walkable
+        if (grown == out).all():
+            return out
+        out = grown
+
+
+def cell_of(x: float, y: float) -> tuple[int, int]:
+    return (min(max(int(x / CELL), 0), GRID - 1), min(max(int(y / CELL), 0), GRID - 1))
+
+
+class Drill:
+    """The bookkeeping every drill shares, per game slot and side (the hero ``heroes[side]`` of each 1v1 game):
+
+        begin_games(env, games)        the games just (re)started: new episodes, the scenario's ``start``
+        goal_features(env, teams, k)   (teams, K, GOAL_WIDTH) the goal input: the scenario's, zeros once done
+        after_decision(env, reward, ended) -> (games,) bool: the games whose drill is over (to end, terminated);
+                                       the drill's reward written over ``reward`` (teams, K)
+        take_metrics()                 {"episodes", "reached", ...} since the last call
+
+    A scenario implements ``start(env, games)``, ``goal_inputs(env, games)`` -> (n, 2, GOAL_WIDTH) for running
+    heroes and ``score(env, games)`` -> reward (n, 2), success (n, 2) bool, both for the heroes of ``games``."""
+
+    name = ""
+
+    def __init__(self, config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int):
+        self.config = config
+        self.n = n_games
+        self.heroes = heroes[:, 0]  # (2,) the hero each side plays (1v1: K = 1)
+        self.rng = np.random.default_rng([int(seed), 0xD2111])
+        self.start_seconds = np.zeros(n_games)
+        self.running = np.zeros((n_games, 2), bool)  # the hero's episode is on
+        self.episode_index = np.zeros(n_games, np.int64)  # episodes begun in each game slot
+        self.record = False
+        self.outcomes: list[tuple[int, int, int, bool, float]] = []  # (game, episode, side, success, seconds)
+        self.episodes = self.reached = 0
+        self.reach_seconds: list[float] = []
+
+    # ------------------------------------------------------------------ the scenario's part
+    def start(self, env, games: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def score(self, env, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ episodes
+    def elapsed(self, env, games: np.ndarray) -> np.ndarray:
+        return env.game.seconds[games] - self.start_seconds[games]
+
+    def time_left(self, env, games: np.ndarray) -> np.ndarray:
+        """(n,) the share of the episode's time left, in [0, 1]."""
+        return np.clip(1.0 - self.elapsed(env, games) / self.config.seconds, 0.0, 1.0)
+
+    def begin_games(self, env, games: np.ndarray) -> None:
+        games = np.asarray(games, np.int64)
+        if not games.size:
+            return
+        self.start_seconds[games] = env.game.seconds[games]
+        self.running[games] = True
+        self.start(env, games)
+
+    def goal_features(self, env, n_teams: int, k: int) -> np.ndarray:
+        out = np.zeros((self.n, 2, GOAL_WIDTH), np.float32)
+        games = np.arange(self.n)
+        out[:] = self.goal_inputs(env, games)
+        out[~self.running] = 0.0
+        return np.repeat(out.reshape(n_teams, 1, GOAL_WIDTH), k, axis=1)
+
+    def after_decision(self, env, reward: np.ndarray, ended: np.ndarray) -> np.ndarray:
+        games = np.arange(self.n)
+        gained, success = self.score(env, games)
+        success &= self.running
+        out_of_time = self.running & ~success & ((self.elapsed(env, games) >= self.config.seconds - 1e-9)
+                                                 | ended)[:, None]
+        reward[:] = np.where(self.running, gained, 0.0).reshape(reward.shape[0], 1)
+        finished = success | out_of_time
+        for g, side in zip(*np.nonzero(finished)):
+            seconds = float(self.elapsed(env, np.array([g]))[0])
+            self.episodes += 1
+            if success[g, side]:
+                self.reached += 1
+                self.reach_seconds.append(seconds)
+            if self.record:
+                self.outcomes.append((int(g), int(self.episode_index[g]), int(side), bool(success[g, side]),
+                                      seconds))
+        self.running &= ~finished
+        over = ~self.running.any(axis=1) & ~ended  # the drill ends these games (the env ended the others)
+        self.episode_index[over | ended] += 1
+        return over
+
+    def take_metrics(self) -> dict[str, float]:
+        out = {"drill/episodes": float(self.episodes), "drill/reached": float(self.reached)}
+        if self.episodes:
+            out["drill/success"] = self.reached / self.episodes
+        if self.reach_seconds:
+            out["drill/reach_seconds"] = float(np.mean(self.reach_seconds))
+        self.episodes = self.reached = 0
+        self.reach_seconds = []
+        return out
+
+
+class WalkDrill(Drill):
+    """(a) walk to a marked point (the module's docstring)."""
+
+    name = "walk"
+
+    def __init__(self, config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int, walk: np.ndarray):
+        super().__init__(config, n_games, heroes, seed)
+        self.walk = walk
+        self.points = np.zeros((n_games, 2, 2))  # (game, side, xy)
+        self.distance = np.zeros((n_games, 2))  # each hero's distance to its point after the last decision
+        centres = (np.arange(GRID) + 0.5) * CELL
+        self.cx, self.cy = np.meshgrid(centres, centres, indexing="ij")  # walk[i, j] is the cell at (x_i, y_j)
+        self.allowed = [self._allowed_cells(side) for side in (0, 1)]
+        self.components: dict[tuple[int, int], np.ndarray] = {}
+
+    def _allowed_cells(self, side: int) -> np.ndarray:
+        """(GRID, GRID) bool: walkable cells on ``side``'s own side of the river, clear of it, of the enemy's
+        buildings and of the neutral camps."""
+        across = (MAP_SIZE - self.cx - self.cy) / np.sqrt(2.0)  # signed distance from the river's middle line
+        ok = (self.walk != 0) & ((across if side == 0 else -across) >= RIVER_HALF_WIDTH)
+        for bx, by in BUILDING_POS[1 - side]:
+            ok &= np.hypot(self.cx - bx, self.cy - by) >= SAFE_DISTANCE
+        for px, py in list(CAMPS) + [BIG_NEUTRAL]:
+            ok &= np.hypot(self.cx - px, self.cy - py) >= CAMP_CLEARANCE
+        return ok
+
+    def candidates(self, side: int, x: float, y: float) -> np.ndarray:
+        """(GRID, GRID) bool: the cells a hero of ``side`` at (x, y) may be sent to."""
+        cell = cell_of(x, y)
+        if cell not in self.components:
+            self.components[cell] = walk_component(self.walk, cell)
+        d = np.hypot(self.cx - x, self.cy - y)
+        return (self.allowed[side] & self.components[cell] & (d >= self.config.min_distance)
+                & (d <= self.config.max_distance))
+
+    def positions(self, env, games: np.ndarray) -> np.ndarray:
+        """(n, 2, xy) the heroes' positions."""
+        uf = env.game.state.uf
+        return np.stack([uf[games][:, self.heroes, X], uf[games][:, self.heroes, Y]], -1).astype(np.float64)
+
+    def start(self, env, games: np.ndarray) -> None:
+        where = self.positions(env, games)
+        for i, g in enumerate(games):
+            for side in (0, 1):
+                x, y = where[i, side]
+                cells = np.flatnonzero(self.candidates(side, x, y))
+                if not cells.size:
+                    raise ValueError(f"walk drill: no walkable cell on side {side}'s half at distance "
+                                     f"[{self.config.min_distance:g}, {self.config.max_distance:g}] of ({x:.0f}, "
+                                     f"{y:.0f}); widen drill.min_distance/drill.max_distance")
+                c = cells[self.rng.integers(cells.size)]
+                self.points[g, side] = self.cx.flat[c], self.cy.flat[c]
+        self.distance[games] = np.hypot(*(self.points[games] - where).transpose(2, 0, 1))
+
+    def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
+        delta = self.points[games] - self.positions(env, games)
+        out = np.zeros((games.size, 2, GOAL_WIDTH), np.float32)
+        out[..., 0] = 1.0
+        out[..., 1:3] = delta / POSITION_SCALE
+        out[..., 5] = self.time_left(env, games)[:, None]
+        return out
+
+    def score(self, env, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        now = np.hypot(*(self.points[games] - self.positions(env, games)).transpose(2, 0, 1))
+        success = now <= self.config.radius
+        reward = (self.distance[games] - now) / DISTANCE_SCALE + np.where(success, ARRIVAL_REWARD, 0.0)
+        self.distance[games] = now
+        return reward, success
+
+
+DRILLS = {"walk": WalkDrill}
+assert tuple(DRILLS) == DRILL_NAMES, "runs.config.DRILL_NAMES lists the drills of DRILLS"
+
+
+def make_drill(config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int, walk: np.ndarray) -> Drill:
+    if config.name == "walk":
+        return WalkDrill(config, n_games, heroes, seed, walk)
+    raise ValueError(f"unknown drill {config.name!r}; drills: {list(DRILLS)}")
