@@ -16,8 +16,9 @@ that an evaluation can count the first q episodes of every slot whatever their o
 
     walk   (a) walk to a marked point at least ``drill.min_distance`` away. Each hero gets a point at a distance
            in [min_distance, max_distance] of its position, drawn uniformly over the walk grid's cells that are
-           walkable, reachable from the hero's cell (the 4-connected walkable component it stands in: the map has
-           small walled-in pockets), on the hero's own side of the river (clear of the river), at least
+           walkable and joined to the hero's cell by a straight line of walkable cells (``clear_line``: one move
+           order walks there; the engine slides along walls but does not find paths, so a point behind a wall
+           would test path-finding, not reach), on the hero's own side of the river (clear of the river), at least
            ``SAFE_DISTANCE`` from every enemy building and ``CAMP_CLEARANCE`` from every neutral camp; the point is
            the cell's centre. The goal input is [1, dx / 2000, dy / 2000, 0, 0, share of the episode's time left]
            (point minus hero, ``POSITION_SCALE``), the reward after each decision is the distance walked toward
@@ -42,25 +43,20 @@ DISTANCE_SCALE = 1000.0  # walk: reward per unit of distance walked toward the p
 ARRIVAL_REWARD = 1.0
 SAFE_DISTANCE = 1500.0  # walk: points this far at least from every enemy building (a tower's reach is far less)
 CAMP_CLEARANCE = 1000.0  # ... and from every neutral camp
+LINE_STEP = 32.0  # walk: the straight line to a point is checked this often (a quarter of a walk-grid cell)
 
 
-def walk_component(walk: np.ndarray, cell: tuple[int, int]) -> np.ndarray:
-    """(GRID, GRID) bool: the walkable cells 4-connected to ``cell`` (a flood fill by repeated dilation)."""
-    walkable = walk != 0
-    out = np.zeros_like(walkable)
-    if not walkable[cell]:
-        return out
-    out[cell] = True
-    while True:
-        grown = out.copy()
-        grown[1:] |= out[:-1]
-        grown[:-1] |= out[1:]
-        grown[:, 1:] |= out[:, :-1]
-        grown[:, :-1] |= out[:, 1:]
-        grown &= walkable
-        if (grown == out).all():
-            return out
-        out = grown
+def clear_line(walk: np.ndarray, x: float, y: float, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """(n,) bool: the straight line from (x, y) to each point (px[i], py[i]) crosses only walkable cells (checked
+    every ``LINE_STEP`` world units): a hero sent there by one move order walks it without meeting a wall (the
+    engine slides along blocked cells but does not find paths)."""
+    length = np.hypot(px - x, py - y)
+    t = np.linspace(0.0, 1.0, int(length.max() // LINE_STEP) + 2 if length.size else 2)
+    lx = x + np.outer(px - x, t)
+    ly = y + np.outer(py - y, t)
+    cells_x = np.clip((lx / CELL).astype(np.int64), 0, GRID - 1)
+    cells_y = np.clip((ly / CELL).astype(np.int64), 0, GRID - 1)
+    return (walk[cells_x, cells_y] != 0).all(axis=1)
 
 
 def cell_of(x: float, y: float) -> tuple[int, int]:
@@ -173,7 +169,7 @@ class WalkDrill(Drill):
         centres = (np.arange(GRID) + 0.5) * CELL
         self.cx, self.cy = np.meshgrid(centres, centres, indexing="ij")  # walk[i, j] is the cell at (x_i, y_j)
         self.allowed = [self._allowed_cells(side) for side in (0, 1)]
-        self.components: dict[tuple[int, int], np.ndarray] = {}
+        self.lines: dict[tuple[int, int], np.ndarray] = {}  # per start cell: the cells a straight line reaches
 
     def _allowed_cells(self, side: int) -> np.ndarray:
         """(GRID, GRID) bool: walkable cells on ``side``'s own side of the river, clear of it, of the enemy's
@@ -188,12 +184,16 @@ class WalkDrill(Drill):
 
     def candidates(self, side: int, x: float, y: float) -> np.ndarray:
         """(GRID, GRID) bool: the cells a hero of ``side`` at (x, y) may be sent to."""
-        cell = cell_of(x, y)
-        if cell not in self.components:
-            self.components[cell] = walk_component(self.walk, cell)
         d = np.hypot(self.cx - x, self.cy - y)
-        return (self.allowed[side] & self.components[cell] & (d >= self.config.min_distance)
-                & (d <= self.config.max_distance))
+        out = self.allowed[side] & (d >= self.config.min_distance) & (d <= self.config.max_distance)
+        cell = cell_of(x, y)  # the line is checked from the start cell's centre (heroes start at the fountain)
+        if (cell, side) not in self.lines:
+            ring = np.flatnonzero(out)
+            seen = np.zeros(out.size, bool)
+            seen[ring] = clear_line(self.walk, (cell[0] + 0.5) * CELL, (cell[1] + 0.5) * CELL,
+                                    self.cx.flat[ring], self.cy.flat[ring])
+            self.lines[(cell, side)] = seen.reshape(out.shape)
+        return out & self.lines[(cell, side)]
 
     def positions(self, env, games: np.ndarray) -> np.ndarray:
         """(n, 2, xy) the heroes' positions."""

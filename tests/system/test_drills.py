@@ -10,7 +10,7 @@ from fivestack.game.geometry import BUILDING_POS, RIVER_HALF_WIDTH
 from fivestack.game.layout import CELL, MAP_SIZE, N_HEROES, X, Y
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.drill_eval import do_nothing, drill_success
-from fivestack.system.drills import ARRIVAL_REWARD, DISTANCE_SCALE, POSITION_SCALE, cell_of, walk_component
+from fivestack.system.drills import ARRIVAL_REWARD, DISTANCE_SCALE, POSITION_SCALE, cell_of, clear_line
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.rollout_hooks import Drill
 
@@ -40,7 +40,8 @@ def check_point(drill, walk, game, side, x, y):
     assert drill.config.min_distance <= d <= drill.config.max_distance, (game, side, d)
     cell = cell_of(px, py)
     assert walk[cell] != 0
-    assert walk_component(walk, cell_of(x, y))[cell]  # reachable from where the hero stands
+    start = (np.array(cell_of(x, y)) + 0.5) * CELL
+    assert clear_line(walk, *start, np.array([px]), np.array([py]))[0]  # one straight walk from where it stands
     across = (MAP_SIZE - px - py) / np.sqrt(2.0)
     assert (across if side == 0 else -across) >= RIVER_HALF_WIDTH  # its own side, out of the river
     assert np.hypot(*(BUILDING_POS[1 - side] - (px, py)).T).min() >= 1500.0
@@ -63,12 +64,13 @@ def test_marked_points_are_walkable_reachable_and_in_range():
             check_point(drill, walk, 1, 1, MAP_SIZE - x, MAP_SIZE - y)
 
 
-def test_walk_component_leaves_out_walled_in_cells():
-    walk = np.ones((6, 6), np.uint8)
-    walk[2, 1:4] = walk[4, 1:4] = walk[3, 1] = walk[3, 3] = 0  # (3, 2) is walled in
-    assert not walk_component(walk, (0, 0))[3, 2]
-    assert walk_component(walk, (0, 0))[5, 5]
-    assert walk_component(walk, (3, 2)).sum() == 1
+def test_clear_line_leaves_out_points_behind_a_wall():
+    walk = np.ones((125, 125), np.uint8)
+    walk[10, 0:20] = 0  # a wall across x in [1280, 1408), for y below 2560
+    x, y = 500.0, 500.0
+    px, py = np.array([2000.0, 1500.0, 900.0]), np.array([500.0, 3500.0, 2000.0])
+    # straight through the wall; over its end (the line passes x = 1280..1408 at y > 2560); on this side of it
+    assert clear_line(walk, x, y, px, py).tolist() == [False, True, True]
 
 
 def test_goal_input_is_the_hand_computed_one():
