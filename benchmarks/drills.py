@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.agent_steps < 1 or args.episodes < 1:
         parser.error("--agent-steps and --episodes must be at least 1")
     t_start = time.monotonic()
-    name = f"drill-{args.drill}-seed{args.seed}-{int(time.time())}"
+    name = f"drill-{args.drill}-seed{args.seed}-{int(time.time())}-{os.getpid()}"  # two started at once: two runs
     config = load_config(CONFIGS / f"drill-{args.drill}.toml", [
         f"run.seed={args.seed}", f"run.name='{name}'", f"run.runs_dir='{args.runs_dir}'", "eval.every_versions=0",
         *args.overrides, "run.minutes=0"])

@@ -112,7 +112,7 @@ class PolicyTeamAgent:
         self.first[rows] = 0.0
         if self._played.size < self.k:  # what it played and reports: its own heroes' columns only
             c = self._played
-            result = InferenceResult(result.actions[:, c], result.log_prob[:, c], result.value[:, c],
+            result = InferenceResult(result.actions[:, c], result.head_log_prob[:, c], result.value[:, c],
                                      result.win_prob[:, c], result.state, result.version)
         self.last_result = result
         out[np.ix_(rows, self.heroes - self.team * HEROES_PER_TEAM)] = result.actions

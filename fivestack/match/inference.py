@@ -1,7 +1,7 @@
 """Inference: the one batched forward pass of a parameter version for many teams at once.
 
     forward_arrays(policy, obs, state, first, hero_slots, generator, value_scale, greedy, device)
-        -> ForwardArrays(actions, log_prob, value, win_prob, state): numpy in, numpy out. The forward pass of
+        -> ForwardArrays(actions, head_log_prob, value, win_prob, state): numpy in, numpy out. The forward pass of
         every runner: the arrays go to the policy's device (pinned host memory and an asynchronous copy on a
         GPU), the pass runs under bf16 autocast on a GPU (log-probabilities, values and win probabilities in
         fp32) and exactly as before in fp32 on the CPU; the results come back as numpy (the LSTM state fp32).
@@ -48,11 +48,16 @@ class InferenceRequest:
 @dataclass
 class InferenceResult:
     actions: np.ndarray  # (T, K, 5)
-    log_prob: np.ndarray  # (T, K)
+    head_log_prob: np.ndarray  # (T, K, 4) per action head (``model.policy.HEADS``; 0 for a parameter not used)
     value: np.ndarray  # (T, K), in reward units (denormalised)
     win_prob: np.ndarray  # (T, K)
     state: tuple[np.ndarray, np.ndarray]
     version: int
+
+    @property
+    def log_prob(self) -> np.ndarray:
+        """(T, K) each action's whole log-probability: the sum over its heads."""
+        return self.head_log_prob.sum(-1)
 
     @staticmethod
     def merge(n_teams: int, parts: list[tuple[np.ndarray, "InferenceResult"]], version: int) -> "InferenceResult":
@@ -63,10 +68,10 @@ class InferenceResult:
         def empty(arr: np.ndarray) -> np.ndarray:
             return np.empty((n_teams, *arr.shape[1:]), arr.dtype)
 
-        out = InferenceResult(empty(first.actions), empty(first.log_prob), empty(first.value), empty(first.win_prob),
+        out = InferenceResult(empty(first.actions), empty(first.head_log_prob), empty(first.value), empty(first.win_prob),
                               tuple(np.empty((n_teams * k, s.shape[-1]), s.dtype) for s in first.state), version)
         for rows, part in parts:
-            for name in ("actions", "log_prob", "value", "win_prob"):
+            for name in ("actions", "head_log_prob", "value", "win_prob"):
                 getattr(out, name)[rows] = getattr(part, name)
             for full, piece in zip(out.state, part.state):
                 full.reshape(n_teams, k, -1)[rows] = piece.reshape(len(rows), k, -1)
@@ -77,7 +82,7 @@ class ForwardArrays(NamedTuple):
     """What one forward pass returns for T teams of K heroes, as numpy arrays."""
 
     actions: np.ndarray  # (T, K, 5) int64
-    log_prob: np.ndarray  # (T, K) float32
+    head_log_prob: np.ndarray  # (T, K, 4) float32, per action head
     value: np.ndarray  # (T, K) float32, in reward units (times value_scale)
     win_prob: np.ndarray  # (T, K) float32
     state: tuple[np.ndarray, np.ndarray]  # LSTM (h, c), each (T * K, H) float32
@@ -103,9 +108,9 @@ def forward_arrays(policy: Policy, obs: dict[str, np.ndarray], state: tuple[np.n
     obs_t = {name: to_device(arr, device) for name, arr in obs.items()}
     state_t = (to_device(state[0], device), to_device(state[1], device))
     with autocast(device):
-        actions, log_prob, value, win_prob, (h, c) = policy.act(
+        actions, head_log_prob, value, win_prob, (h, c) = policy.act(
             obs_t, state_t, to_device(first, device), to_device(hero_slots, device), generator, greedy)
-    return ForwardArrays(_numpy(actions), _numpy(log_prob), _numpy(value) * value_scale, _numpy(win_prob),
+    return ForwardArrays(_numpy(actions), _numpy(head_log_prob), _numpy(value) * value_scale, _numpy(win_prob),
                          (_numpy(h), _numpy(c)))
 
 
@@ -114,7 +119,7 @@ def forward(policy: Policy, request: InferenceRequest, generator: torch.Generato
     """``forward_arrays`` for one request; the result is stamped with ``version``."""
     out = forward_arrays(policy, request.obs, request.state, request.first, request.hero_slots, generator,
                          value_scale, greedy, device)
-    return InferenceResult(actions=out.actions, log_prob=out.log_prob, value=out.value, win_prob=out.win_prob,
+    return InferenceResult(actions=out.actions, head_log_prob=out.head_log_prob, value=out.value, win_prob=out.win_prob,
                            state=out.state, version=version)
 
 
@@ -136,7 +141,7 @@ def split_result(result: InferenceResult, teams: list[int]) -> list[InferenceRes
     parts, at = [], 0
     for t in teams:
         rows, state_rows = slice(at, at + t), slice(at * k, (at + t) * k)
-        parts.append(InferenceResult(result.actions[rows], result.log_prob[rows], result.value[rows],
+        parts.append(InferenceResult(result.actions[rows], result.head_log_prob[rows], result.value[rows],
                                      result.win_prob[rows], (result.state[0][state_rows], result.state[1][state_rows]),
                                      result.version))
         at += t

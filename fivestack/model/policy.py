@@ -391,16 +391,17 @@ class Policy(nn.Module):
             delay, target, ox, oy = draw(delay_dist), draw(target_dist), draw(ox_dist), draw(oy_dist)
             actions = torch.stack([primary, delay, target, ox, oy], -1)
         t_used, o_used = logits.used[:, 0], logits.used[:, 1]
-        log_prob = (primary_dist.log_prob(actions[:, 0]) + delay_dist.log_prob(actions[:, 1])
-                    + t_used * target_dist.log_prob(actions[:, 2])
-                    + o_used * (ox_dist.log_prob(actions[:, 3]) + oy_dist.log_prob(actions[:, 4])))
+        head_log_prob = torch.stack([primary_dist.log_prob(actions[:, 0]), delay_dist.log_prob(actions[:, 1]),
+                                     t_used * target_dist.log_prob(actions[:, 2]),
+                                     o_used * (ox_dist.log_prob(actions[:, 3]) + oy_dist.log_prob(actions[:, 4]))],
+                                    -1)  # (N, heads), HEADS order: the action's log-probability is their sum
         entropy = None
         if with_entropy:
             entropy = torch.stack([primary_dist.entropy(), delay_dist.entropy(), t_used * target_dist.entropy(),
                                    o_used * (ox_dist.entropy() + oy_dist.entropy())], -1)  # (N, heads), HEADS order
         value = full_precision(self.value_head(core).squeeze(-1))  # fp32 under bf16 autocast too
         win_logit = full_precision(self.win_head(core).squeeze(-1))
-        return actions, log_prob, entropy, value, win_logit, logits.used
+        return actions, head_log_prob, entropy, value, win_logit, logits.used
 
     def head_logits(self, core: torch.Tensor, units: "PackedUnits", unit_rel: torch.Tensor,
                     masks: dict[str, torch.Tensor], primary: torch.Tensor,
@@ -457,10 +458,11 @@ class Policy(nn.Module):
         t, k = features.shape[:2]
         core, state = self.core_step(features, state, first)
         masks = {name: obs[name].flatten(0, 1) for name in MASK_GROUPS}
-        actions, log_prob, _, value, win_logit, _ = self.heads(core, units, obs["unit_rel"].flatten(0, 1), masks,
-                                                               None, generator, greedy, with_entropy=False)
-        return (actions.view(t, k, 5), log_prob.view(t, k), value.view(t, k), torch.sigmoid(win_logit).view(t, k),
-                state)
+        actions, head_log_prob, _, value, win_logit, _ = self.heads(core, units, obs["unit_rel"].flatten(0, 1),
+                                                                    masks, None, generator, greedy,
+                                                                    with_entropy=False)
+        return (actions.view(t, k, 5), head_log_prob.view(t, k, len(HEADS)), value.view(t, k),
+                torch.sigmoid(win_logit).view(t, k), state)
 
     def sequence_core(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor,
                       hero_slots: torch.Tensor) -> "SequenceCore":
@@ -492,13 +494,13 @@ class Policy(nn.Module):
         seq = self.sequence_core(obs, state, first, hero_slots)
         actions = actions.reshape(-1, 5)
         logits = self.head_logits(seq.core, seq.units, seq.unit_rel, seq.masks, actions[:, 0])  # computed once
-        _, log_prob, entropy, value, win_logit, used = self.heads(seq.core, seq.units, seq.unit_rel, seq.masks,
-                                                                  actions, logits=logits)
+        _, head_log_prob, entropy, value, win_logit, used = self.heads(seq.core, seq.units, seq.unit_rel,
+                                                                       seq.masks, actions, logits=logits)
         shape = seq.shape
         teacher = None
         if teacher_actions is not None:
             teacher = self.score_labels(seq, teacher_actions, actions)
-        return SequenceScores(log_prob.view(shape), entropy.view(*shape, len(HEADS)), value.view(shape),
+        return SequenceScores(head_log_prob.view(*shape, len(HEADS)), entropy.view(*shape, len(HEADS)), value.view(shape),
                               win_logit.view(shape), used.view(*shape, 2), teacher, logits if with_logits else None)
 
     def score_labels(self, seq: "SequenceCore", labels: torch.Tensor,
@@ -577,13 +579,18 @@ class LabelScores(NamedTuple):
 class SequenceScores(NamedTuple):
     """What ``Policy.forward_sequence`` returns, (T, L, K) each unless said."""
 
-    log_prob: torch.Tensor  # of the stored actions
+    head_log_prob: torch.Tensor  # (T, L, K, 4) the stored actions', per head in ``HEADS`` order (0 where unused)
     entropy: torch.Tensor  # (T, L, K, 4) per head, in ``HEADS`` order
     value: torch.Tensor
     win_logit: torch.Tensor
     used: torch.Tensor  # (T, L, K, 2): the action uses a [target, offset]
     teacher: "LabelScores | None"  # how the teacher's actions score (None without teacher actions)
     logits: HeadLogits | None = None  # every head's logits for the stored actions (``with_logits``), (T*L*K, ...)
+
+    @property
+    def log_prob(self) -> torch.Tensor:
+        """(T, L, K) the stored actions' whole log-probability, every head they use."""
+        return self.head_log_prob.sum(-1)
 
 
 def valid_actions(masks: dict[str, torch.Tensor], actions: torch.Tensor) -> torch.Tensor:

@@ -96,6 +96,8 @@ class PPOConfig:
     adam_beta1: float = setting(0.9, "Adam's beta1")
     adam_beta2: float = setting(0.999, "Adam's beta2")
     clip: float = setting(0.2, "PPO's clipping of the probability ratio to 1 +- clip")
+    head_ratios: bool = setting(False, "clip each action head's probability ratio on its own (rl.ppo.head_policy_loss); "
+                                       "paper: one ratio for the whole action")
     # entropy bonus weight per action head (paper: one weight, 0.01, on the summed entropy); a head's
     # entropy counts only on the steps whose action uses it
     entropy_primary: float = setting(0.01, "entropy bonus weight of the primary-action head (paper: 0.01, all "

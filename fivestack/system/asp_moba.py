@@ -36,6 +36,7 @@ from fivestack.game.layout import (A_ATTACK_MOVE, A_MOVE, ACT_OFFSET_X, ACT_OFFS
                                    HP, HP_MAX, IT_ID, LEVEL, MAP_SIZE, N_ACTION_FIELDS, X, Y)
 from fivestack.game.patch import I_COST
 from fivestack.match.inference import InferenceResult
+from fivestack.model.policy import HEADS
 from fivestack.runs.config import GOAL_WIDTH, AspConfig
 
 OWNER_ALICE = -3  # row owners beside pool.LATEST (-1) and pool.BOT (-2)
@@ -190,7 +191,8 @@ class MobaSelfPlay:
                 actions[i, :] = self.actions[j[0]]
         zeros = np.zeros((rows.size, k), np.float32)
         state = tuple(np.zeros((rows.size * k, lstm_size), np.float32) for _ in range(2))
-        return InferenceResult(actions, zeros, zeros, zeros + 0.5, state, version)
+        return InferenceResult(actions, np.zeros((rows.size, k, len(HEADS)), np.float32), zeros, zeros + 0.5, state,
+                               version)
 
     def goal_features(self, env, n_teams: int, k: int) -> np.ndarray:
         """(teams, K, GOAL_WIDTH): on Bob's rows [1, goal minus his hero's state (scaled), decisions left / t_max]."""

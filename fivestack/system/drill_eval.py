@@ -25,7 +25,7 @@ from fivestack.game.engine import no_orders
 from fivestack.game.layout import N_ACTION_FIELDS
 from fivestack.match.games import wilson_interval
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult
-from fivestack.model.policy import Policy
+from fivestack.model.policy import HEADS, Policy
 from fivestack.runs.config import TrainConfig
 from fivestack.system.rollout import InferenceFn, RolloutWorker
 from fivestack.system.rollout_hooks import Drill
@@ -38,7 +38,9 @@ def do_nothing(request: InferenceRequest) -> InferenceResult:
     rows, k = request.hero_slots.shape
     zeros = np.zeros((rows, k), np.float32)
     state = tuple(np.zeros_like(s) for s in request.state)
-    return InferenceResult(no_orders(rows, k).reshape(rows, k, N_ACTION_FIELDS), zeros, zeros, zeros + 0.5, state, 0)
+    return InferenceResult(no_orders(rows, k).reshape(rows, k, N_ACTION_FIELDS), np.zeros((rows, k, len(HEADS)),
+                                                                                          np.float32),
+                           zeros, zeros + 0.5, state, 0)
 
 
 def untrained(config: TrainConfig, seed: int = 0) -> Inference:

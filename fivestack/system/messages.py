@@ -21,7 +21,7 @@ class SampleBatch:
     hero_slots: np.ndarray  # (S, K)
     actions: np.ndarray  # (S, L, K, 5)
     teacher_actions: np.ndarray  # (S, L, K, 5) the teacher bot's action at each step (``ppo.teacher``); -1: none
-    log_prob: np.ndarray  # (S, L, K)
+    head_log_prob: np.ndarray  # (S, L, K, 4) the behaviour policy's, per action head (``model.policy.HEADS``)
     advantages: np.ndarray  # (S, L, K)
     returns: np.ndarray  # (S, L, K), reward units
     win_target: np.ndarray  # (S, L, K)
@@ -34,6 +34,11 @@ class SampleBatch:
     def __len__(self) -> int:
         return self.first.shape[0]
 
+    @property
+    def log_prob(self) -> np.ndarray:
+        """(S, L, K) the behaviour policy's log-probability of each action: the sum over its heads."""
+        return self.head_log_prob.sum(-1)
+
     def select(self, index: np.ndarray) -> "SampleBatch":
         return SampleBatch(obs={k: v[index] for k, v in self.obs.items()},
                            **{name: getattr(self, name)[index] for name in SAMPLE_ARRAYS})
@@ -45,5 +50,5 @@ class SampleBatch:
 
 
 # every per-sample array of a SampleBatch beside its observations
-SAMPLE_ARRAYS = ("hero_slots", "actions", "teacher_actions", "log_prob", "advantages", "returns", "win_target", "first",
-                 "h0", "c0", "version")
+SAMPLE_ARRAYS = ("hero_slots", "actions", "teacher_actions", "head_log_prob", "advantages", "returns", "win_target",
+                 "first", "h0", "c0", "version")

@@ -30,7 +30,7 @@ from fivestack.rl.gae import gamma_from_horizon
 from fivestack.rl.normalize import RunningStd
 from fivestack.rl.optim import clip_by_adam_second_moment
 from fivestack.rl.imitation import head_kl, imitation_loss, per_head_metrics
-from fivestack.rl.ppo import masked_mean, policy_loss, value_loss
+from fivestack.rl.ppo import head_policy_loss, masked_mean, policy_loss, value_loss
 from fivestack.rl.rewards import team_spirit_tau
 from fivestack.runs.config import PPOConfig
 from fivestack.match.device import autocast, to_device
@@ -106,15 +106,21 @@ class Optimizer:
         mean, std = (adv.mean(), adv.std()) if self.sync is None else self.sync.moments(adv)
         adv = (adv - mean) / (std + 1e-8)
         returns = tensor(batch.returns) / self.value_scale
-        old_log_prob = tensor(batch.log_prob)
-        pg_loss, clip_frac = policy_loss(log_prob, old_log_prob, adv, c.clip)
+        old_head_log_prob = tensor(batch.head_log_prob)
+        old_log_prob = old_head_log_prob.sum(-1)
+        extra = {}
+        if c.head_ratios:  # each head's ratio clipped on its own
+            pg_loss, head_clipped = head_policy_loss(scores.head_log_prob, old_head_log_prob, adv, c.clip)
+            clip_frac = head_clipped.max()
+            extra.update({f"ppo/clip_fraction_{name}": float(v) for name, v in zip(HEADS, head_clipped)})
+        else:
+            pg_loss, clip_frac = policy_loss(log_prob, old_log_prob, adv, c.clip)
         v_loss = value_loss(value, returns)
         head_entropy = entropy.flatten(0, -2).mean(0)  # (heads,), mean over every step and hero
         ent = (head_entropy * self.entropy_weights).sum()
         win_loss = F.binary_cross_entropy_with_logits(win_logit, tensor(batch.win_target))
         critic_loss = c.value_weight * v_loss + c.win_weight * win_loss
         loss = pg_loss + critic_loss - ent
-        extra = {}
         if imitation_weight > 0:
             imitation = imitation_loss(scores.teacher)
             loss = loss + imitation_weight * imitation

@@ -44,6 +44,7 @@ from fivestack.game.engine import GameConfig, no_orders
 from fivestack.game.layout import N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
 from fivestack.match.inference import InferenceRequest, InferenceResult, initial_state
 from fivestack.match.teams import active_heroes, decides, team_view
+from fivestack.model.policy import HEADS
 from fivestack.rl.gae import gae, gamma_from_horizon
 from fivestack.rl.rewards import shaped_reward
 from fivestack.runs.config import TrainConfig, reward_weights
@@ -69,7 +70,7 @@ class Segment:
         self.steps, self.sample_steps = steps, sample_steps
         self.actions = np.empty((steps, teams, k, N_ACTION_FIELDS), np.int64)
         self.teacher_actions = np.full((steps, teams, k, N_ACTION_FIELDS), -1, np.int64)
-        self.log_prob = np.empty((steps, teams, k), np.float32)
+        self.head_log_prob = np.empty((steps, teams, k, len(HEADS)), np.float32)
         self.values = np.empty((steps, teams, k), np.float32)
         self.rewards = np.empty((steps, teams, k), np.float32)
         self.firsts = np.empty((steps, teams), np.float32)
@@ -84,7 +85,7 @@ class Segment:
 
     def store(self, i: int, result: InferenceResult, first: np.ndarray) -> None:
         self.version = result.version if self.version < 0 else self.version
-        self.actions[i], self.log_prob[i], self.values[i], self.firsts[i] = (result.actions, result.log_prob,
+        self.actions[i], self.head_log_prob[i], self.values[i], self.firsts[i] = (result.actions, result.head_log_prob,
                                                                              result.value, first)
 
     def win_targets(self, last_win_prob: np.ndarray) -> np.ndarray:
@@ -117,7 +118,7 @@ class Segment:
         return SampleBatch(
             obs={name: arr.reshape(n_samples * t, *arr.shape[2:]) for name, arr in self.obs.items()},
             hero_slots=np.tile(hero_slots, (n_samples, 1)), actions=cut(self.actions),
-            teacher_actions=cut(self.teacher_actions), log_prob=cut(self.log_prob),
+            teacher_actions=cut(self.teacher_actions), head_log_prob=cut(self.head_log_prob),
             advantages=cut(advantages), returns=cut(returns), win_target=cut(win_target), first=cut(self.firsts),
             h0=self.h0.reshape(state_shape), c0=self.c0.reshape(state_shape),
             version=np.full(n_samples * t, self.version, np.int64))

@@ -41,6 +41,7 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS
 from fivestack.game.patch import feature_mask, patch_features
 from fivestack.match.inference import InferenceRequest, InferenceResult
+from fivestack.model.policy import HEADS
 from fivestack.runs.config import TrainConfig
 from fivestack.system.annealing import draw_features
 from fivestack.system.asp_moba import OWNER_ALICE, OWNER_IDLE, MobaSelfPlay
@@ -78,7 +79,7 @@ def bot_result(actions: np.ndarray, request_state: tuple, version: int) -> Infer
     rows, k = actions.shape[:2]
     zeros = np.zeros((rows, k), np.float32)
     state = tuple(np.zeros((rows * k, s.shape[-1]), s.dtype) for s in request_state)
-    return InferenceResult(actions, zeros, zeros, zeros + 0.5, state, version)
+    return InferenceResult(actions, np.zeros((rows, k, len(HEADS)), np.float32), zeros, zeros + 0.5, state, version)
 
 
 class RolloutHook:

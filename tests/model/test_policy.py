@@ -70,7 +70,7 @@ def test_ignored_target_and_offsets_do_not_change_the_log_prob():
     for target in (5, 17, 40):
         for ox, oy in ((0, 0), (4, 8), (8, 1)):
             _, lp, ent, _, _, used = policy.heads(core, unit_emb, unit_rel, masks, actions_with(n, target, ox, oy))
-            score[target, ox, oy] = lp
+            score[target, ox, oy] = lp.sum(-1)  # the action's log-prob: its heads' sum
     torch.testing.assert_close(used, torch.tensor([[1.0, 1.0], [0.0, 1.0], [1.0, 0.0], [0.0, 0.0],
                                                    [1.0, 0.0], [0.0, 0.0]]))
     base = score[5, 0, 0]
@@ -121,7 +121,7 @@ def test_log_prob_adds_exactly_the_used_heads(dtype):
     _, lp10, _, _, _, _ = policy.heads(core, unit_emb, unit_rel, only_two, actions_with(1, 10, 0, 0))
     _, lp11, _, _, _, _ = policy.heads(core, unit_emb, unit_rel, only_two, actions_with(1, 11, 0, 0))
     _, lp_none, _, _, _, _ = policy.heads(core, unit_emb, unit_rel, masks_for(1, {}, set()), actions_with(1, 10, 0, 0))
-    p10, p11 = torch.exp(lp10 - lp_none), torch.exp(lp11 - lp_none)
+    p10, p11 = torch.exp(lp10.sum(-1) - lp_none.sum(-1)), torch.exp(lp11.sum(-1) - lp_none.sum(-1))
     torch.testing.assert_close(p10 + p11, torch.ones(1, dtype=dtype))  # the target head's mass: two valid slots
     assert 0.01 < p10.item() < 0.99
 
@@ -233,7 +233,7 @@ def test_act_on_real_observations_respects_random_masks():
             for name, m in masks.items():
                 obs[name] = m.view(2, 5, *m.shape[1:])
             actions, lp, value, win, state = policy.act(obs, state, first, hero_slots, gen)
-            assert actions.shape == (2, 5, 5) and lp.shape == (2, 5)
+            assert actions.shape == (2, 5, 5) and lp.shape == (2, 5, 4)  # per head
             # score what was sampled again, to get which parameters it uses
             flat = actions.view(10, 5)
             rows = torch.arange(10)

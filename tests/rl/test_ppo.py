@@ -101,3 +101,28 @@ def test_running_std_for_the_value_scale():
     restored = RunningStd(gamma=0.5)
     restored.load_state_dict(rs.state_dict())
     assert restored.std == rs.std and restored.gamma == 0.99
+
+
+def test_head_ratios_clip_each_head_on_its_own():
+    """Two samples, two heads. Sample 0: the primary head's ratio 1.5 (A = 1) is clipped, the offset head's 1.1 is
+    not; the joint ratio 1.65 is clipped, so under one ratio the offset head gets no gradient from it. Sample 1: an
+    unused head (log-probability 0 under both policies) adds its ratio-1 term A (in the model its log-probability
+    is a constant 0, so no parameter moves by it).
+    By hand, per head min(r A, clip(r) A): sample 0: primary min(1.5, 1.2) = 1.2, offset min(1.1, 1.1) = 1.1;
+    sample 1 (A = -2): primary r 0.9: min(-1.8, -1.8) = -1.8, unused head r 1: -2. Loss = -(2.3 - 3.8) / 2 = 0.75."""
+    from fivestack.rl.ppo import head_policy_loss
+
+    old = torch.tensor([[-1.0, -2.0], [-0.5, 0.0]], dtype=torch.float64)
+    ratios = torch.tensor([[1.5, 1.1], [0.9, 1.0]], dtype=torch.float64)
+    new = (old + torch.log(ratios)).requires_grad_(True)
+    adv = torch.tensor([1.0, -2.0], dtype=torch.float64)
+    loss, clipped = head_policy_loss(new, old, adv, 0.2)
+    assert loss.item() == pytest.approx(0.75)
+    assert clipped.tolist() == [0.5, 0.0]  # the primary head clipped on one sample of two, the other head never
+    loss.backward()
+    # d(-r A)/d(log pi) = -r A where the unclipped term counts, 0 where the clipped one wins; mean over 2 samples
+    assert new.grad.flatten().tolist() == pytest.approx([0.0, -1.1 / 2, 0.9 * 2 / 2, 1.0 * 2 / 2])
+    joint, _ = policy_loss(new.sum(-1), old.sum(-1), adv, 0.2)  # one ratio: 1.65 on sample 0, clipped
+    new.grad = None
+    joint.backward()
+    assert new.grad[0].tolist() == [0.0, 0.0]  # the offset head learns nothing from sample 0 under one ratio

@@ -46,7 +46,7 @@ def an_inference() -> Inference:
 
 
 def same(a: InferenceResult, b: InferenceResult) -> bool:
-    arrays = [(a.actions, b.actions), (a.log_prob, b.log_prob), (a.value, b.value), (a.win_prob, b.win_prob),
+    arrays = [(a.actions, b.actions), (a.head_log_prob, b.head_log_prob), (a.value, b.value), (a.win_prob, b.win_prob),
               (a.state[0], b.state[0]), (a.state[1], b.state[1])]
     return a.version == b.version and all(x.dtype == y.dtype and np.array_equal(x, y) for x, y in arrays)
 
@@ -57,8 +57,10 @@ def serve_forever(addresses, echo: bool) -> None:
         def handler(version, request, reply):  # every array of the request comes back, so the test sees them all
             t, k = request.hero_slots.shape
             obs = sum(float(np.asarray(v, np.float64).sum()) for v in request.obs.values())
+            head_log_prob = np.zeros((t, k, 4), np.float32)
+            head_log_prob[..., 0] = obs  # the primary head's slot: the action's log-prob sums to it exactly
             reply(InferenceResult(np.broadcast_to(request.hero_slots[..., None], (t, k, 5)).copy(),
-                                  np.full((t, k), obs, np.float32), request.first[:, None].repeat(k, 1),
+                                  head_log_prob, request.first[:, None].repeat(k, 1),
                                   np.full((t, k), version, np.float32), request.state, version + 1))
     else:
         inference = an_inference()
@@ -130,9 +132,9 @@ def test_the_batched_forward_pass_gives_each_worker_its_rows_of_one_inference_ca
     parts = forward_together(an_inference(), [a, b.select(np.array([0, 2, 3]))])
     whole = an_inference()(concatenate_requests([a, b.select(np.array([0, 2, 3]))]))
     t, k = a.hero_slots.shape
-    assert same(parts[0], InferenceResult(whole.actions[:t], whole.log_prob[:t], whole.value[:t], whole.win_prob[:t],
+    assert same(parts[0], InferenceResult(whole.actions[:t], whole.head_log_prob[:t], whole.value[:t], whole.win_prob[:t],
                                           (whole.state[0][:t * k], whole.state[1][:t * k]), whole.version))
-    assert same(parts[1], InferenceResult(whole.actions[t:], whole.log_prob[t:], whole.value[t:], whole.win_prob[t:],
+    assert same(parts[1], InferenceResult(whole.actions[t:], whole.head_log_prob[t:], whole.value[t:], whole.win_prob[t:],
                                           (whole.state[0][t * k:], whole.state[1][t * k:]), whole.version))
     assert parts[1].actions.shape[0] == 3 and np.all(parts[0].value == whole.value[:t])
 

@@ -92,7 +92,7 @@ def synthetic_batch(samples: int, steps: int, seed: int, lstm: int = SMALL.lstm_
         obs=synthetic_obs((samples, steps), rng, all_valid=True),
         hero_slots=np.tile(np.arange(K, dtype=np.int64), (samples, 1)),
         actions=actions, teacher_actions=np.full_like(actions, -1),
-        log_prob=rng.normal(-12.0, 1.0, (samples, steps, K)).astype(np.float32),
+        head_log_prob=rng.normal(-3.0, 0.5, (samples, steps, K, 4)).astype(np.float32),
         advantages=rng.normal(size=(samples, steps, K)).astype(np.float32),
         returns=rng.normal(size=(samples, steps, K)).astype(np.float32),
         win_target=(rng.random((samples, steps, K)) < 0.5).astype(np.float32), first=first,
@@ -166,9 +166,9 @@ def previous_inference(policy: Policy, request: InferenceRequest, generator: tor
     with torch.inference_mode():
         obs = {k: torch.from_numpy(v) for k, v in request.obs.items()}
         state = (torch.from_numpy(request.state[0]), torch.from_numpy(request.state[1]))
-        actions, log_prob, value, win_prob, (h, c) = policy.act(
+        actions, head_log_prob, value, win_prob, (h, c) = policy.act(
             obs, state, torch.from_numpy(request.first), torch.from_numpy(request.hero_slots), generator, False)
-        return (actions.numpy(), log_prob.numpy(), value.numpy() * value_scale, win_prob.numpy(), h.numpy(),
+        return (actions.numpy(), head_log_prob.numpy(), value.numpy() * value_scale, win_prob.numpy(), h.numpy(),
                 c.numpy())
 
 
@@ -181,8 +181,8 @@ def test_forward_on_the_cpu_is_exactly_the_previous_inference():
         request = synthetic_request(teams=4, seed=call)
         result = inference(request)
         expected = previous_inference(policy, request, reference, 2.5)
-        got = (result.actions, result.log_prob, result.value, result.win_prob, *result.state)
-        for name, a, b in zip(("actions", "log_prob", "value", "win_prob", "h", "c"), got, expected):
+        got = (result.actions, result.head_log_prob, result.value, result.win_prob, *result.state)
+        for name, a, b in zip(("actions", "head_log_prob", "value", "win_prob", "h", "c"), got, expected):
             assert a.dtype == b.dtype and np.array_equal(a, b), (call, name)
         assert result.version == 7
     assert inference.device == torch.device("cpu") and inference.generator.device == torch.device("cpu")
@@ -281,7 +281,7 @@ def test_forward_on_cuda_matches_the_cpu_within_bf16_tolerance():
     request = synthetic_request(teams=16, seed=0)
     on_cpu = forward(cpu_policy, request, None, 2.0, greedy=True)
     on_cuda = forward(cuda_policy, request, None, 2.0, greedy=True)
-    for name in ("log_prob", "value", "win_prob"):
+    for name in ("head_log_prob", "value", "win_prob"):
         assert getattr(on_cuda, name).dtype == np.float32, name
     assert on_cuda.state[0].dtype == np.float32 and on_cuda.state[1].dtype == np.float32
     np.testing.assert_allclose(on_cuda.value, on_cpu.value, rtol=0.05, atol=0.05)

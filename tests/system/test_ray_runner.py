@@ -58,7 +58,7 @@ def fake_segment(versions: list[int]) -> SampleBatch:
     z = np.zeros((s, 2, 1), np.float32)
     return SampleBatch(obs={"x": np.arange(s, dtype=np.float32)[:, None]}, hero_slots=np.zeros((s, 1), np.int64),
                        actions=np.zeros((s, 2, 1, 5), np.int64), teacher_actions=np.full((s, 2, 1, 5), -1),
-                       log_prob=z, advantages=z, returns=z, win_target=z,
+                       head_log_prob=np.zeros((s, 2, 1, 4), np.float32), advantages=z, returns=z, win_target=z,
                        first=np.zeros((s, 2), np.float32), h0=np.zeros((s, 1, 4), np.float32),
                        c0=np.zeros((s, 1, 4), np.float32), version=np.array(versions, np.int64))
 

@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 
 from fivestack.match.inference import InferenceRequest, InferenceResult
+from fivestack.model.policy import HEADS
 
 REQUEST = struct.Struct("<qq")  # version asked for, teams
 REPLY = struct.Struct("<qqq")  # status (0 ok, else the length of an error message that follows), version, teams
@@ -76,9 +77,9 @@ class Layout:
                    Field("state.h", (k, h), request.state[0].dtype.str),
                    Field("state.c", (k, h), request.state[1].dtype.str),
                    Field("first", (), request.first.dtype.str)]
-        d = {"actions": "<i8", "log_prob": "<f4", "value": "<f4", "win_prob": "<f4", "state": "<f4"}
+        d = {"actions": "<i8", "head_log_prob": "<f4", "value": "<f4", "win_prob": "<f4", "state": "<f4"}
         d.update(result_dtypes or {})
-        result = (Field("actions", (k, 5), d["actions"]), Field("log_prob", (k,), d["log_prob"]),
+        result = (Field("actions", (k, 5), d["actions"]), Field("head_log_prob", (k, len(HEADS)), d["head_log_prob"]),
                   Field("value", (k,), d["value"]), Field("win_prob", (k,), d["win_prob"]),
                   Field("state.h", (k, h), d["state"]), Field("state.c", (k, h), d["state"]))
         return Layout(teams, tuple(fields), result)
@@ -187,7 +188,7 @@ class ChannelClient:
             raise RuntimeError(f"{self.peer}: {_recv_exact(self.sock, status, self.peer).decode()}")
         r = {name: arr[:teams].copy() for name, arr in self.results.items()}
         state = tuple(r[n].reshape(teams * r[n].shape[1], -1) for n in ("state.h", "state.c"))
-        return InferenceResult(r["actions"], r["log_prob"], r["value"], r["win_prob"], state, int(version))
+        return InferenceResult(r["actions"], r["head_log_prob"], r["value"], r["win_prob"], state, int(version))
 
     def close(self) -> None:
         self.sock.close()
@@ -265,8 +266,8 @@ class ChannelServer:
                     message = f"{type(result).__name__}: {result}".encode()
                     sock.sendall(REPLY.pack(len(message) or 1, -1, 0) + (message or b"?"))
                     return
-                n = len(result.log_prob)
-                for name in ("actions", "log_prob", "value", "win_prob"):
+                n = len(result.head_log_prob)
+                for name in ("actions", "head_log_prob", "value", "win_prob"):
                     results[name][:n] = getattr(result, name)
                 for name, s in zip(("state.h", "state.c"), result.state):
                     results[name][:n] = s.reshape(n, k, -1)

@@ -35,12 +35,12 @@ def message_to_request(message: dict) -> InferenceRequest:
 
 
 def result_to_message(result: InferenceResult) -> dict:
-    return {"actions": result.actions, "log_prob": result.log_prob, "value": result.value,
+    return {"actions": result.actions, "head_log_prob": result.head_log_prob, "value": result.value,
             "win_prob": result.win_prob, "state": result.state, "version": result.version}
 
 
 def message_to_result(message: dict) -> InferenceResult:
-    return InferenceResult(message["actions"], message["log_prob"], message["value"], message["win_prob"],
+    return InferenceResult(message["actions"], message["head_log_prob"], message["value"], message["win_prob"],
                            tuple(message["state"]), message["version"])
 
 
