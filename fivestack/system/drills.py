@@ -1,8 +1,9 @@
 """Drills (issue 30): small scenarios on the real game through the real env, each with a success figure.
 
-A drill runs on every game slot of a 1v1 rollout (``[drill]``, ``drill.name``): both heroes are the learner (every
-row is ``pool.LATEST``, both are training data), the drill's reward replaces the game's shaped reward on every row,
-and the drill ends and restarts the games by its own rules. The hook that plugs it into the rollout worker is
+A drill runs on every game slot of a 1v1 rollout (``[drill]``, ``drill.name``): the heroes in its episode are the
+learner (their rows are ``pool.LATEST``, training data; walk: both, lasthit: one, the other idle with
+``OWNER_DRILL_IDLE``), the drill's reward replaces the game's shaped reward on every row, and the drill ends and
+restarts the games by its own rules. The hook that plugs it into the rollout worker is
 ``rollout_hooks.Drill``; the evaluation (success share against the baselines) is ``drill_eval``.
 
 One drill episode is one game: it starts when the game (re)starts, each hero has its own task, and a hero's
