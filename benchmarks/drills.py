@@ -3,6 +3,7 @@ beside two baselines on the same scenario.
 
     python benchmarks/drills.py --drill walk --agent-steps 1000000 --seed 0
     python benchmarks/drills.py --drill walk --agent-steps 50000 --seed 0 --episodes 64 --set rollout.games=16
+    python benchmarks/drills.py --drill lasthit --agent-steps 2000000 --seed 0
 
 Training uses ``configs/drill-DRILL.toml`` plus ``--set`` overrides (passed through as they are, e.g. a game
 setting to compare), with the serial runner; training stops between segments once the run has the budget's
@@ -14,7 +15,9 @@ agent-steps. Then three players play the same ``--episodes`` hero episodes (the 
     do_nothing  every hero gets no order (``fivestack.game.engine.no_orders``)
 
 The result is one JSON line: the drill, seed, agent-steps trained, each player's success share with its 95% Wilson
-interval (``fivestack.match.games.wilson_interval``) and the mean game seconds of its successes, the overrides, the
+interval (``fivestack.match.games.wilson_interval``) and the mean game seconds of its successes (lasthit: last hits,
+enemy lane-creep deaths and their pooled share, ``drill_eval.lasthit_figure``; its episodes are learner episodes,
+one per game, and its agent-steps count the idle hero's too, as played), the overrides, the
 drill's own success over the last tenth of training (``drill/*`` of the run's ``metrics.jsonl``), the run's folder
 and the wall time. Progress shows as a bar on stderr.
 """
@@ -45,6 +48,12 @@ def training_summary(metrics_path: Path) -> dict:
         return {}
     tail = records[-max(len(records) // 10, 1):]
     episodes = sum(r["drill/episodes"] for r in tail)
+    if "drill/creep_deaths" in records[0]:  # lasthit: last hits / enemy lane-creep deaths, pooled
+        deaths = sum(r["drill/creep_deaths"] for r in tail)
+        return {"episodes": int(sum(r["drill/episodes"] for r in records)), "last_tenth_episodes": int(episodes),
+                "last_tenth_last_hits": int(sum(r["drill/last_hits"] for r in tail)),
+                "last_tenth_creep_deaths": int(deaths),
+                "last_tenth_success": round(sum(r["drill/last_hits"] for r in tail) / deaths, 4) if deaths else None}
     return {"episodes": int(sum(r["drill/episodes"] for r in records)), "last_tenth_episodes": int(episodes),
             "last_tenth_success": round(sum(r["drill/reached"] for r in tail) / episodes, 4) if episodes else None}
 

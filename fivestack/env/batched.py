@@ -73,6 +73,13 @@ class BatchedEnv:
         observation.encode(self.game.state, self.game.data, self._obs_buffers, which)
         self._started = True
 
+    def observe_games(self, which) -> None:
+        """Encode the observations of the games in ``which`` again from their state as it is now (after a caller
+        wrote into it, e.g. a drill placing a hero at an episode's start), as a reset or a step would."""
+        which = np.asarray(which, dtype=np.int64).reshape(-1)
+        if which.size:
+            observation.encode(self.game.state, self.game.data, self._obs_buffers, which)
+
     def _check_features(self, features) -> None:
         missing = int(np.bitwise_or.reduce(np.asarray(features, np.int64).reshape(-1), initial=0)) \
             & OBSERVATION_BITS & ~self._observed

@@ -227,7 +227,7 @@ class AspConfig:
 
 
 # the drills (issue 30, ``fivestack.system.drills.DRILLS``): small scenarios on the real game with a success figure
-DRILL_NAMES = ("walk",)
+DRILL_NAMES = ("walk", "lasthit")
 
 
 @dataclass
@@ -235,11 +235,13 @@ class DrillConfig:
     """A drill on every 1v1 game of the rollout (``system/drills.py``): its task, reward and episodes replace the
     game's; name empty: off."""
 
-    name: str = setting("", "the drill every training game plays: walk (to a marked point); empty: none")
+    name: str = setting("", "the drill every training game plays: walk (to a marked point), lasthit (the enemy's "
+                            "lane creeps, alone); empty: none")
     min_distance: float = setting(3000.0, "walk: the marked point lies at least this far from the hero (world units)")
     max_distance: float = setting(6000.0, "walk: ... and at most this far")
     radius: float = setting(300.0, "walk: the hero has arrived when within this distance of the point")
-    seconds: float = setting(40.0, "game seconds of a drill episode; a hero not done by then has failed")
+    seconds: float = setting(40.0, "game seconds of a drill episode; a hero not done by then has failed (lasthit: "
+                                   "the window)")
 
 
 @dataclass
@@ -610,20 +612,28 @@ def validate_drill(config: TrainConfig) -> None:
         raise ConfigError(f"drill.name = {d.name!r} plays every game as a drill: set asp.share=0 (got "
                           f"{config.asp.share:g}); asymmetric self-play and drills do not mix")
     if config.pool.bot_fraction > 0:
-        raise ConfigError(f"drill.name = {d.name!r} makes both heroes the learner: set pool.bot_fraction=0 (got "
+        raise ConfigError(f"drill.name = {d.name!r} plays both heroes itself (the learner, or idle): set pool.bot_fraction=0 "
+                          f"(got "
                           f"{config.pool.bot_fraction:g})")
     if config.pool.past_fraction > 0:
-        raise ConfigError(f"drill.name = {d.name!r} makes both heroes the learner: set pool.past_fraction=0 (got "
+        raise ConfigError(f"drill.name = {d.name!r} plays both heroes itself (the learner, or idle): set pool.past_fraction=0 "
+                          f"(got "
                           f"{config.pool.past_fraction:g})")
+    if d.name == "walk":
+        validate_walk(d)
+    if d.seconds > config.game.max_seconds:
+        raise ConfigError(f"drill.seconds ({d.seconds:g}) must be at most game.max_seconds "
+                          f"({config.game.max_seconds:g}): the game would end before the episode")
+
+
+def validate_walk(d: DrillConfig) -> None:
+    """The walk drill's own keys (the other drills do not read them)."""
     if d.max_distance <= d.min_distance:
         raise ConfigError(f"drill.max_distance ({d.max_distance:g}) must be above drill.min_distance "
                           f"({d.min_distance:g})")
     if d.min_distance <= d.radius:
         raise ConfigError(f"drill.min_distance ({d.min_distance:g}) must be above drill.radius ({d.radius:g}), or "
                           f"a hero could start on its point")
-    if d.seconds > config.game.max_seconds:
-        raise ConfigError(f"drill.seconds ({d.seconds:g}) must be at most game.max_seconds "
-                          f"({config.game.max_seconds:g}): the game would end before the episode")
 
 
 def describe(config: TrainConfig) -> list[dict[str, Any]]:

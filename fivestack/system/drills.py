@@ -1,8 +1,9 @@
 """Drills (issue 30): small scenarios on the real game through the real env, each with a success figure.
 
-A drill runs on every game slot of a 1v1 rollout (``[drill]``, ``drill.name``): both heroes are the learner (every
-row is ``pool.LATEST``, both are training data), the drill's reward replaces the game's shaped reward on every row,
-and the drill ends and restarts the games by its own rules. The hook that plugs it into the rollout worker is
+A drill runs on every game slot of a 1v1 rollout (``[drill]``, ``drill.name``): the heroes in its episode are the
+learner (their rows are ``pool.LATEST``, training data; walk: both, lasthit: one, the other idle with
+``OWNER_DRILL_IDLE``), the drill's reward replaces the game's shaped reward on every row, and the drill ends and
+restarts the games by its own rules. The hook that plugs it into the rollout worker is
 ``rollout_hooks.Drill``; the evaluation (success share against the baselines) is ``drill_eval``.
 
 One drill episode is one game: it starts when the game (re)starts, each hero has its own task, and a hero's
@@ -25,9 +26,23 @@ that an evaluation can count the first q episodes of every slot whatever their o
            the point (previous minus current distance) / ``DISTANCE_SCALE``, plus ``ARRIVAL_REWARD`` when the
            hero ends the decision within ``drill.radius`` of the point (it arrived: success).
 
-Later drills (b: last-hit a creep wave alone, c: hold a lane vs scripted-weak, d: 1v1 vs scripted) are subclasses of
-``Drill`` with their own ``start``, ``goal_inputs`` and ``score`` and an entry in ``DRILLS`` (and in
-``runs.config.DRILL_NAMES``).
+    lasthit (b) last-hit the enemy's lane creeps alone. One drill episode is the first ``drill.seconds`` of a game
+           (its start: the waves spawn at 0:00, 0:30, ...; the first ones meet mid at ~0:25). Each episode draws
+           the learner's side; the other hero is idle (``OWNER_DRILL_IDLE``: no orders, in its fountain all along,
+           its rows are not training data), so no enemy hero contests the wave. At the start the learner stands
+           ``START_AHEAD`` units ahead of its own mid tier-1 tower along the lane (written into the state, the
+           observations encoded again: ``BatchedEnv.observe_games``). The drill follows the game after every
+           timestep: an enemy lane creep (melee, ranged, siege, any lane) alive at one timestep and dead at the next
+           died in the episode; it is the learner's last hit when the game credits the learner's hero with the
+           killing blow (``ui KILLER_HERO``). The reward is ``LAST_HIT_REWARD`` per such last hit, nothing else (no
+           deny reward: the figure counts enemy creeps only). The goal input is [1, 0, 0, 0, 0, share of the
+           episode's time left]. The episode's figure is (its learner's last hits, its enemy lane-creep deaths);
+           a success share is pooled over episodes: last hits / deaths (``drill_eval``). A slot whose creep died
+           and was spawned again within one timestep (the new one appears at its lane's start) counts as a death
+           that is not the learner's (its killer is overwritten): rare, and only ever against the learner.
+
+Later drills (c: hold a lane vs scripted-weak, d: 1v1 vs scripted) are subclasses of ``Drill`` with their own
+``start``, ``goal_inputs`` and ``score`` and an entry in ``DRILLS`` (and in ``runs.config.DRILL_NAMES``).
 """
 
 from __future__ import annotations
@@ -35,7 +50,8 @@ from __future__ import annotations
 import numpy as np
 
 from fivestack.game.geometry import BIG_NEUTRAL, BUILDING_POS, CAMPS, RIVER_HALF_WIDTH
-from fivestack.game.layout import CELL, GRID, MAP_SIZE, X, Y
+from fivestack.game.layout import (ALIVE, CELL, GRID, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, KILLER_HERO, KIND,
+                                   MAP_SIZE, MAX_UNITS, TEAM, X, Y)
 from fivestack.runs.config import DRILL_NAMES, GOAL_WIDTH, DrillConfig
 
 POSITION_SCALE = 2000.0  # the goal input's positions, as asymmetric self-play's (asp_moba.POSITION_SCALE)
@@ -44,6 +60,12 @@ ARRIVAL_REWARD = 1.0
 SAFE_DISTANCE = 1500.0  # walk: points this far at least from every enemy building (a tower's reach is far less)
 CAMP_CLEARANCE = 1000.0  # ... and from every neutral camp
 LINE_STEP = 32.0  # walk: the straight line to a point is checked this often (a quarter of a walk-grid cell)
+OWNER_DRILL_IDLE = -5  # the row owner of a hero that takes no part in a drill episode (beside pool.LATEST, pool.BOT,
+                       # asp_moba's OWNER_ALICE -3 and OWNER_IDLE -4)
+LAST_HIT_REWARD = 1.0  # lasthit: reward per enemy lane creep the learner last-hits
+START_AHEAD = 300.0  # lasthit: the learner starts this far ahead of its own mid tier-1 tower, toward the river
+MID_TIER1 = 1  # the mid tier-1 tower's local building index (geometry.BUILDINGS: tier-1 towers of lanes 0, 1, 2)
+RESPAWN_JUMP = 300.0  # lasthit: a creep slot that moved this far in one timestep holds a new creep (~45 per step)
 
 
 def clear_line(walk: np.ndarray, x: float, y: float, px: np.ndarray, py: np.ndarray) -> np.ndarray:
@@ -68,12 +90,16 @@ class Drill:
 
         begin_games(env, games)        the games just (re)started: new episodes, the scenario's ``start``
         goal_features(env, teams, k)   (teams, K, GOAL_WIDTH) the goal input: the scenario's, zeros once done
+        after_step(env)                after every timestep of a decision but the last (the hook's between_steps):
+                                       for a drill that follows the game step by step (last hits)
         after_decision(env, reward, ended) -> (games,) bool: the games whose drill is over (to end, terminated);
                                        the drill's reward written over ``reward`` (teams, K)
         take_metrics()                 {"episodes", "reached", ...} since the last call
 
     A scenario implements ``start(env, games)``, ``goal_inputs(env, games)`` -> (n, 2, GOAL_WIDTH) for running
-    heroes and ``score(env, games)`` -> reward (n, 2), success (n, 2) bool, both for the heroes of ``games``."""
+    heroes and ``score(env, games)`` -> reward (n, 2), success (n, 2) bool, both for the heroes of ``games``. Its
+    ``start`` may leave a side out of an episode (``running[g, side] = False``): that hero is ``idle`` (its row
+    plays no orders and is not training data, ``OWNER_DRILL_IDLE``) until the game restarts."""
 
     name = ""
 
@@ -84,6 +110,7 @@ class Drill:
         self.rng = np.random.default_rng([int(seed), 0xD2111])
         self.start_seconds = np.zeros(n_games)
         self.running = np.zeros((n_games, 2), bool)  # the hero's episode is on
+        self.idle = np.zeros((n_games, 2), bool)  # the hero takes no part in this game's episode
         self.episode_index = np.zeros(n_games, np.int64)  # episodes begun in each game slot
         self.record = False
         self.outcomes: list[tuple[int, int, int, bool, float]] = []  # (game, episode, side, success, seconds)
@@ -114,7 +141,21 @@ class Drill:
             return
         self.start_seconds[games] = env.game.seconds[games]
         self.running[games] = True
+        self.idle[games] = False
         self.start(env, games)
+        self.idle[games] = ~self.running[games]
+
+    def after_step(self, env) -> None:
+        pass
+
+    def finish(self, game: int, side: int, success: bool, seconds: float) -> None:
+        """A hero episode ended: count it (and record its outcome)."""
+        self.episodes += 1
+        if success:
+            self.reached += 1
+            self.reach_seconds.append(seconds)
+        if self.record:
+            self.outcomes.append((game, int(self.episode_index[game]), side, success, seconds))
 
     def goal_features(self, env, n_teams: int, k: int) -> np.ndarray:
         out = np.zeros((self.n, 2, GOAL_WIDTH), np.float32)
@@ -132,14 +173,7 @@ class Drill:
         reward[:] = np.where(self.running, gained, 0.0).reshape(reward.shape[0], 1)
         finished = success | out_of_time
         for g, side in zip(*np.nonzero(finished)):
-            seconds = float(self.elapsed(env, np.array([g]))[0])
-            self.episodes += 1
-            if success[g, side]:
-                self.reached += 1
-                self.reach_seconds.append(seconds)
-            if self.record:
-                self.outcomes.append((int(g), int(self.episode_index[g]), int(side), bool(success[g, side]),
-                                      seconds))
+            self.finish(int(g), int(side), bool(success[g, side]), float(self.elapsed(env, np.array([g]))[0]))
         self.running &= ~finished
         over = ~self.running.any(axis=1) & ~ended  # the drill ends these games (the env ended the others)
         self.episode_index[over | ended] += 1
@@ -230,11 +264,99 @@ class WalkDrill(Drill):
         return reward, success
 
 
-DRILLS = {"walk": WalkDrill}
+def lasthit_start(side: int) -> tuple[float, float]:
+    """Where the learner of ``side`` starts: ``START_AHEAD`` ahead of its mid tier-1 tower along the mid lane."""
+    x, y = BUILDING_POS[side][MID_TIER1]
+    step = START_AHEAD / np.sqrt(2.0) * (1.0 if side == 0 else -1.0)
+    return float(x + step), float(y + step)
+
+
+class LastHitDrill(Drill):
+    """(b) last-hit the enemy's creep waves alone (the module's docstring)."""
+
+    name = "lasthit"
+
+    def __init__(self, config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int):
+        super().__init__(config, n_games, heroes, seed)
+        self.side = np.zeros(n_games, np.int64)  # the learner's side in each game's episode
+        self.enemy_creeps = np.zeros((n_games, MAX_UNITS), bool)  # living enemy lane creeps at the last look
+        self.creep_xy = np.zeros((n_games, MAX_UNITS, 2))
+        self.last_hits = np.zeros(n_games, np.int64)  # this episode's
+        self.deaths = np.zeros(n_games, np.int64)
+        self.unpaid = np.zeros(n_games, np.int64)  # last hits not yet rewarded (since the last decision)
+        self.tallies: list[tuple[int, int, int, int, int]] = []  # (game, episode, side, last hits, deaths), record
+        self.total_hits = self.total_deaths = 0
+
+    def _look(self, env) -> tuple[np.ndarray, np.ndarray]:
+        """(games, units) the enemy lane creeps alive now, and every unit's position."""
+        ui, uf = env.game.state.ui, env.game.state.uf
+        kind = ui[:, :, KIND]
+        lane_creep = (kind == K_CREEP_MELEE) | (kind == K_CREEP_RANGED) | (kind == K_CREEP_SIEGE)
+        enemy = ui[:, :, TEAM] == (1 - self.side)[:, None]
+        return (ui[:, :, ALIVE] != 0) & lane_creep & enemy, uf[:, :, [X, Y]].astype(np.float64)
+
+    def start(self, env, games: np.ndarray) -> None:
+        self.side[games] = self.rng.integers(2, size=games.size)
+        self.running[games, 1 - self.side[games]] = False  # the other hero is idle
+        uf = env.game.state.uf
+        for g in games:
+            uf[g, self.heroes[self.side[g]], [X, Y]] = lasthit_start(int(self.side[g]))
+        env.observe_games(games)  # the first observation sees the hero where it stands
+        alive, xy = self._look(env)
+        self.enemy_creeps[games], self.creep_xy[games] = alive[games], xy[games]
+        self.last_hits[games] = self.deaths[games] = self.unpaid[games] = 0
+
+    def after_step(self, env) -> None:
+        """Count the enemy lane creeps that died since the last look, and the learner's last hits among them."""
+        alive, xy = self._look(env)
+        ui = env.game.state.ui
+        respawned = alive & self.enemy_creeps & (np.hypot(*(xy - self.creep_xy).transpose(2, 0, 1)) > RESPAWN_JUMP)
+        died = self.enemy_creeps & (~alive | respawned)
+        mine = died & (ui[:, :, ALIVE] == 0) & (ui[:, :, KILLER_HERO] == self.heroes[self.side][:, None])
+        on = self.running[np.arange(self.n), self.side]
+        hits, deaths = np.where(on, mine.sum(1), 0), np.where(on, died.sum(1), 0)
+        self.last_hits += hits
+        self.unpaid += hits
+        self.deaths += deaths
+        self.enemy_creeps, self.creep_xy = alive, xy
+
+    def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
+        out = np.zeros((games.size, 2, GOAL_WIDTH), np.float32)
+        out[..., 0] = 1.0
+        out[..., 5] = self.time_left(env, games)[:, None]
+        return out
+
+    def score(self, env, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.after_step(env)  # the decision's last timestep
+        reward = np.zeros((games.size, 2))
+        reward[np.arange(games.size), self.side[games]] = LAST_HIT_REWARD * self.unpaid[games]
+        self.unpaid[games] = 0
+        return reward, np.zeros((games.size, 2), bool)  # no early success: the episode is its window
+
+    def finish(self, game: int, side: int, success: bool, seconds: float) -> None:
+        self.episodes += 1
+        self.total_hits += int(self.last_hits[game])
+        self.total_deaths += int(self.deaths[game])
+        if self.record:
+            self.tallies.append((game, int(self.episode_index[game]), side, int(self.last_hits[game]),
+                                 int(self.deaths[game])))
+
+    def take_metrics(self) -> dict[str, float]:
+        out = {"drill/episodes": float(self.episodes), "drill/last_hits": float(self.total_hits),
+               "drill/creep_deaths": float(self.total_deaths)}
+        if self.total_deaths:
+            out["drill/success"] = self.total_hits / self.total_deaths
+        self.episodes = self.total_hits = self.total_deaths = 0
+        return out
+
+
+DRILLS = {"walk": WalkDrill, "lasthit": LastHitDrill}
 assert tuple(DRILLS) == DRILL_NAMES, "runs.config.DRILL_NAMES lists the drills of DRILLS"
 
 
 def make_drill(config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int, walk: np.ndarray) -> Drill:
     if config.name == "walk":
         return WalkDrill(config, n_games, heroes, seed, walk)
+    if config.name == "lasthit":
+        return LastHitDrill(config, n_games, heroes, seed)
     raise ValueError(f"unknown drill {config.name!r}; drills: {list(DRILLS)}")

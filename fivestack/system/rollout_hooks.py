@@ -22,7 +22,8 @@ in list order. A hook implements only the points it needs (``RolloutHook`` has t
     SelfPlay       asp.share             asymmetric self-play games (``asp_moba.MobaSelfPlay``): Alice's and the
                                          idle hero's rows, the goal input, Bob's reward, its own resets
     Drill          drill.name            a drill on every game (``drills.Drill``): the goal input, the drill's reward,
-                                         its episodes' ends (the games it ends, terminated)
+                                         its episodes' ends (the games it ends, terminated), the idle hero's rows
+                                         (no orders, not training data), a look at the game after every timestep
 
 A hook reads and writes the worker's shared state (``env``, ``rng``, ``opponent_version``, ``seconds``, ...): it
 is a part of the worker, not a separate component. Every draw happens where it did when the worker did all of
@@ -38,6 +39,7 @@ import numpy as np
 
 from fivestack.bots.agents import make_bot
 from fivestack.env.batched import BatchedEnv
+from fivestack.game.engine import no_orders
 from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS
 from fivestack.game.patch import feature_mask, patch_features
 from fivestack.match.inference import InferenceRequest, InferenceResult
@@ -45,7 +47,7 @@ from fivestack.model.policy import HEADS
 from fivestack.runs.config import TrainConfig
 from fivestack.system.annealing import draw_features
 from fivestack.system.asp_moba import OWNER_ALICE, OWNER_IDLE, MobaSelfPlay
-from fivestack.system.drills import make_drill
+from fivestack.system.drills import OWNER_DRILL_IDLE, make_drill
 from fivestack.system.pool import BOT, LATEST
 
 InferenceFn = Callable[[InferenceRequest], InferenceResult]
@@ -264,8 +266,9 @@ class SelfPlay(RolloutHook):
 
 
 class Drill(RolloutHook):
-    """A drill on every game slot (``drill.name``; ``fivestack.system.drills``): both heroes are the learner, the
-    drill's reward replaces the game's, and the games end (terminated) when the drill says; the worker restarts
+    """A drill on every game slot (``drill.name``; ``fivestack.system.drills``): the heroes in the drill's episode
+    are the learner, a hero it leaves out is idle (``OWNER_DRILL_IDLE``: no orders, its samples not training data),
+    the drill's reward replaces the game's, and the games end (terminated) when the drill says; the worker restarts
     them, and each restart begins a new drill episode."""
 
     def __init__(self, worker, config: TrainConfig, seed: int):
@@ -273,6 +276,19 @@ class Drill(RolloutHook):
 
     def new_games(self, worker, games):
         self.drill.begin_games(worker.env, games)
+
+    def claim_rows(self, worker, owners):
+        owners[self.drill.idle.reshape(-1)] = OWNER_DRILL_IDLE  # team row 2g + side
+
+    def plays(self, owner: int) -> bool:
+        return owner == OWNER_DRILL_IDLE
+
+    def act(self, worker, owner, rows, request, version):
+        return bot_result(no_orders(rows.size, worker.k), request.state, version)
+
+    def between_steps(self, worker, env_actions, owners):
+        self.drill.after_step(worker.env)  # the timestep just played (the idle rows keep no orders: keep_orders)
+        return env_actions
 
     def view(self, worker, view):
         view["goal"] = self.drill.goal_features(worker.env, worker.n_teams, worker.k)

@@ -1,0 +1,194 @@
+"""Issue 30's drill (b), last-hit the enemy's lane creeps alone: the scenario is what it says, on hand-set states
+(``fivestack/system/drills.py``, ``LastHitDrill``)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fivestack.game.engine import no_orders
+from fivestack.game.geometry import BUILDING_POS, FOUNTAIN
+from fivestack.game.layout import (A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ALIVE, G_WAVE, HP, KILLER, KILLER_HERO,
+                                   K_CREEP_MELEE, K_CREEP_RANGED, KIND, N_BUILDINGS_PER_TEAM, N_HEROES,
+                                   SLOT_BUILDINGS, TEAM, X, Y)
+from fivestack.runs.config import ConfigError, load_config
+from fivestack.system.drill_eval import do_nothing, drill_success
+from fivestack.system.drills import LAST_HIT_REWARD, MID_TIER1, OWNER_DRILL_IDLE, lasthit_start
+from fivestack.system.rollout import RolloutWorker
+from fivestack.system.rollout_hooks import Drill
+
+CONFIG = Path(__file__).resolve().parents[2] / "configs" / "drill-lasthit.toml"
+SMALL = ["rollout.games=4", "policy.lstm_size=16", "rollout.segment_steps=16"]
+HEROES = (0, 5)  # the hero of each side in 1v1
+
+
+def lasthit_config(*overrides):
+    return load_config(CONFIG, [*SMALL, *overrides])
+
+
+def drill_worker(*overrides, seed=3):
+    worker = RolloutWorker(lasthit_config(*overrides), seed=seed)
+    hook = next(h for h in worker.hooks if isinstance(h, Drill))
+    return worker, hook, hook.drill
+
+
+def move_everyone(request):
+    """Every row orders its hero to move 600 units up and right (the idle rows must not obey)."""
+    result = do_nothing(request)
+    result.actions[..., ACT_PRIMARY] = A_MOVE
+    result.actions[..., ACT_OFFSET_X] = result.actions[..., ACT_OFFSET_Y] = 8
+    return result
+
+
+def play(worker, hook, steps):
+    """``steps`` timesteps with no new orders, the drill looking after each; then one decision's end: the reward
+    (teams, 1) and the games the drill ends."""
+    for _ in range(steps - 1):
+        worker.env.step(no_orders(worker.n_games, N_HEROES))
+        hook.between_steps(worker, None, None)
+    worker.env.step(no_orders(worker.n_games, N_HEROES))
+    reward = np.zeros((worker.n_teams, 1), np.float32)
+    none = np.zeros(worker.n_games, bool)
+    terminated, _ = hook.after_decision(worker, reward, none.copy(), none.copy())
+    return reward, terminated
+
+
+def enemy_creep(worker, drill, g, kind=K_CREEP_MELEE):
+    ui = worker.env.game.state.ui
+    enemy = 1 - drill.side[g]
+    return int(np.flatnonzero((ui[g, :, ALIVE] == 1) & (ui[g, :, TEAM] == enemy) & (ui[g, :, KIND] == kind))[0])
+
+
+def first_wave(worker, hook):
+    """Play until the first wave has spawned (a few timesteps in)."""
+    for _ in range(40):
+        play(worker, hook, 1)
+        if (worker.env.game.state.gi[:, G_WAVE] > 0).all():
+            return
+    raise AssertionError("no wave in 40 timesteps")
+
+
+def test_learner_starts_ahead_of_its_tower_and_the_idle_hero_in_its_fountain_seen_as_it_is():
+    worker, hook, drill = drill_worker()
+    uf = worker.env.game.state.uf
+    assert set(drill.side) == {0, 1}  # drawn per episode (seed 3: both sides among 4 games)
+    before = {name: arr.copy() for name, arr in worker.env.obs.items()}
+    worker.env.observe_games(np.arange(4))  # the observations were already those of the placed heroes
+    for name, arr in worker.env.obs.items():
+        np.testing.assert_array_equal(arr, before[name], err_msg=name)
+    for g in range(4):
+        s = int(drill.side[g])
+        np.testing.assert_allclose(uf[g, HEROES[s], [X, Y]], lasthit_start(s))
+        assert np.hypot(*(uf[g, HEROES[1 - s], [X, Y]] - FOUNTAIN[1 - s])) < 500.0
+        assert drill.running[g].tolist() == [s == 0, s == 1] and drill.idle[g, 1 - s]
+    assert lasthit_start(0) == pytest.approx((6200 + 212.13, 6200 + 212.13), abs=0.1) and MID_TIER1 == 1
+    assert lasthit_start(1) == pytest.approx((9800 - 212.13, 9800 - 212.13), abs=0.1)
+    goal = worker._view()["goal"]
+    for g in range(4):
+        s = int(drill.side[g])
+        np.testing.assert_allclose(goal[2 * g + s, 0], [1, 0, 0, 0, 0, 1])
+        np.testing.assert_array_equal(goal[2 * g + 1 - s, 0], 0.0)
+
+
+def test_idle_hero_gets_no_orders_and_its_rows_are_not_training_data():
+    worker, hook, drill = drill_worker()
+    owners = worker.row_owners()
+    assert (owners == OWNER_DRILL_IDLE).sum() == 4 and (owners[drill.idle.reshape(-1)] == OWNER_DRILL_IDLE).all()
+    uf = worker.env.game.state.uf
+    idle_xy = np.array([uf[g, HEROES[1 - drill.side[g]], [X, Y]] for g in range(4)])
+    learner_xy = np.array([uf[g, HEROES[drill.side[g]], [X, Y]] for g in range(4)])
+    everything = worker.collect(move_everyone, team_spirit=0.0, keep_all=True)
+    worker2, _, _ = drill_worker()
+    batch = worker2.collect(move_everyone, team_spirit=0.0)
+    assert len(batch) * 2 == len(everything)  # the idle half is dropped
+    assert everything.info["past_opponent_steps"] * 2 == everything.info["hero_steps"]
+    for g in range(4):
+        np.testing.assert_array_equal(uf[g, HEROES[1 - drill.side[g]], [X, Y]], idle_xy[g])  # stood still
+        assert np.hypot(*(uf[g, HEROES[drill.side[g]], [X, Y]] - learner_xy[g])) > 300.0  # the learner moved
+
+
+def test_a_hand_set_last_hit_pays_one_and_counts_in_the_figure():
+    worker, hook, drill = drill_worker("drill.seconds=12")
+    first_wave(worker, hook)
+    play(worker, hook, 60)  # 9 s in: the wave walks its lane, far from the learner
+    g = 0
+    s = int(drill.side[g])
+    ui, uf = worker.env.game.state.ui, worker.env.game.state.uf
+    c = enemy_creep(worker, drill, g)
+    hero = HEROES[s]
+    assert np.hypot(*(uf[g, c, [X, Y]] - uf[g, hero, [X, Y]])) > 1000.0
+    uf[g, c, HP] = 1.0
+    uf[g, c, X], uf[g, c, Y] = uf[g, hero, X] + 100.0, uf[g, hero, Y] + 100.0  # next to the learner, who stands still
+    drill.creep_xy[g, c] = uf[g, c, [X, Y]]  # hand-moved, not a new creep in the slot
+    reward, _ = play(worker, hook, 20)  # 2.7 s: the hero's auto-attack (an idle hero fights what comes near)
+    assert ui[g, c, ALIVE] == 0 and ui[g, c, KILLER_HERO] == hero
+    assert reward[2 * g + s, 0] == LAST_HIT_REWARD and reward[2 * g + 1 - s, 0] == 0.0
+    assert drill.last_hits[g] == 1 and drill.deaths[g] == 1
+    drill.record = True
+    reward, terminated = play(worker, hook, 12)  # past the 12 seconds: the episode (and the game) ends
+    assert terminated[g] and reward[2 * g + s, 0] == 0.0  # paid once
+    assert (g, 0, s, 1, 1) in drill.tallies
+    metrics = hook.info(worker)["drill"]
+    assert metrics["drill/last_hits"] == 1 and metrics["drill/episodes"] == 4
+
+
+def test_a_creep_killed_by_the_learners_tower_counts_as_a_death_not_a_last_hit():
+    worker, hook, drill = drill_worker("drill.seconds=10")
+    first_wave(worker, hook)
+    g = 1
+    s = int(drill.side[g])
+    ui, uf = worker.env.game.state.ui, worker.env.game.state.uf
+    hero = HEROES[s]
+    uf[g, hero, [X, Y]] = FOUNTAIN[s]  # far from it all
+    c = enemy_creep(worker, drill, g, K_CREEP_RANGED)
+    tx, ty = BUILDING_POS[s][MID_TIER1]
+    uf[g, c, X], uf[g, c, Y] = tx + 250.0, ty - 250.0  # beside the learner's mid tier-1 tower
+    uf[g, c, HP] = 1.0
+    drill.creep_xy[g, c] = uf[g, c, [X, Y]]  # hand-moved, not a new creep in the slot
+    reward, _ = play(worker, hook, 20)
+    tower = SLOT_BUILDINGS + s * N_BUILDINGS_PER_TEAM + MID_TIER1
+    assert ui[g, c, ALIVE] == 0 and ui[g, c, KILLER] == tower and ui[g, c, KILLER_HERO] == -1
+    assert drill.deaths[g] == 1 and drill.last_hits[g] == 0
+    np.testing.assert_array_equal(reward, 0.0)
+
+
+def test_a_respawned_slot_is_a_death_that_is_not_the_learners():
+    worker, hook, drill = drill_worker()
+    first_wave(worker, hook)
+    g = 2
+    s = int(drill.side[g])
+    ui, uf = worker.env.game.state.ui, worker.env.game.state.uf
+    c = enemy_creep(worker, drill, g)
+    ui[g, c, KILLER_HERO] = HEROES[s]  # stale: must not be read for a creep alive again
+    uf[g, c, X] += 1000.0  # the slot holds a new creep far away: the old one died
+    play(worker, hook, 1)
+    assert drill.deaths[g] == 1 and drill.last_hits[g] == 0
+
+
+def test_do_nothing_last_hits_nothing_of_the_creeps_that_die():
+    config = lasthit_config("drill.seconds=45")
+    result = drill_success(do_nothing, config, episodes=4, seed=5)
+    assert result["episodes"] == 4 and result["last_hits"] == 0 and result["success"] == 0.0
+    assert result["creep_deaths"] >= 4  # the first waves meet mid at ~0:25 and fight: a real denominator
+    assert result["ci95"][0] == 0.0 and 0.0 < result["ci95"][1] < 0.6
+
+
+@pytest.mark.parametrize("overrides, key", [
+    (["drill.name='lasthits'"], "drill.name"),
+    (["game.mode='5v5'"], "game.mode"),
+    (["policy.goal_inputs=0"], "policy.goal_inputs"),
+    (["asp.share=0.25"], "asp.share"),
+    (["pool.bot_fraction=0.3"], "pool.bot_fraction"),
+    (["pool.past_fraction=0.2"], "pool.past_fraction"),
+    (["drill.seconds=700"], "drill.seconds"),
+])
+def test_config_rules_name_the_key(overrides, key):
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_config(CONFIG, overrides)
+
+
+def test_the_config_trains_from_scratch_and_ignores_the_walk_keys():
+    config = load_config(CONFIG, ["drill.min_distance=100", "drill.max_distance=50"])  # walk's keys: not read
+    assert config.drill.name == "lasthit" and config.drill.seconds == 90.0 and config.game.mode == "1v1"
+    assert config.clone.bot == "" and config.ppo.kl_weight == 0
+    assert config.pool.bot_fraction == 0 and config.pool.past_fraction == 0
