@@ -29,13 +29,12 @@ import numpy as np
 import torch
 
 from fivestack.game.engine import no_orders
-from fivestack.game.layout import N_ACTION_FIELDS
 from fivestack.match.games import wilson_interval
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult
-from fivestack.model.policy import HEADS, Policy
+from fivestack.model.policy import Policy
 from fivestack.runs.config import TrainConfig
 from fivestack.system.rollout import InferenceFn, RolloutWorker
-from fivestack.system.rollout_hooks import Drill
+from fivestack.system.rollout_hooks import Drill, bot_result
 
 MOST_GAMES = 32  # game slots of an evaluation's worker
 
@@ -43,11 +42,7 @@ MOST_GAMES = 32  # game slots of an evaluation's worker
 def do_nothing(request: InferenceRequest) -> InferenceResult:
     """No hero is told anything (``game.engine.no_orders``): each stands where it is."""
     rows, k = request.hero_slots.shape
-    zeros = np.zeros((rows, k), np.float32)
-    state = tuple(np.zeros_like(s) for s in request.state)
-    return InferenceResult(no_orders(rows, k).reshape(rows, k, N_ACTION_FIELDS), np.zeros((rows, k, len(HEADS)),
-                                                                                          np.float32),
-                           zeros, zeros + 0.5, state, 0)
+    return bot_result(no_orders(rows, k), request.state, 0)  # as a bot's: no log-prob, value or state
 
 
 def untrained(config: TrainConfig, seed: int = 0) -> Inference:

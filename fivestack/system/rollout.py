@@ -40,7 +40,7 @@ import time
 import numpy as np
 
 from fivestack.env.batched import BatchedEnv
-from fivestack.game.engine import GameConfig, no_orders
+from fivestack.game.engine import no_orders
 from fivestack.game.layout import N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
 from fivestack.match.inference import InferenceRequest, InferenceResult, initial_state
 from fivestack.match.teams import active_heroes, decides, team_view

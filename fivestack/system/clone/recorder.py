@@ -17,7 +17,7 @@ import numpy as np
 
 from fivestack.bots.agents import make_bot
 from fivestack.env.batched import BatchedEnv
-from fivestack.game.engine import GameConfig, no_orders
+from fivestack.game.engine import no_orders
 from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, N_HEROES
 from fivestack.system.clone.shards import Shard
 from fivestack.runs.config import TrainConfig
