@@ -573,17 +573,23 @@ def validate_clone(config: TrainConfig) -> None:
                           "(e.g. clone.bot=scripted) or set them to 0 to train from scratch")
 
 
+def one_hero_with_goal(config: TrainConfig, what: str, why: str, fix: str) -> None:
+    """The rules of a feature that drives one hero per side and tells the policy its task through the goal input
+    (asymmetric self-play, the drills): 1v1 games, and the goal input in the model."""
+    if config.game.mode != "1v1":
+        raise ConfigError(f"{what} needs game.mode = '1v1' ({why}), got {config.game.mode!r}; {fix}")
+    if config.policy.goal_inputs != GOAL_WIDTH:
+        raise ConfigError(f"{what} tells the policy its task through the goal input, which changes the model: set "
+                          f"policy.goal_inputs={GOAL_WIDTH} (got {config.policy.goal_inputs})")
+
+
 def validate_asp(config: TrainConfig) -> None:
     """The [asp] rules between keys: 1v1 only, the goal input the policy needs, at least one game, Bob's time."""
     asp = config.asp
     if asp.share == 0:
         return
-    if config.game.mode != "1v1":
-        raise ConfigError(f"asp.share = {asp.share:g} needs game.mode = '1v1' (self-play games drive one hero), "
-                          f"got {config.game.mode!r}; use --config configs/1v1.toml or asp.share=0")
-    if config.policy.goal_inputs != GOAL_WIDTH:
-        raise ConfigError(f"asp.share = {asp.share:g} needs the policy's goal input, which changes the model: set "
-                          f"policy.goal_inputs={GOAL_WIDTH} (got {config.policy.goal_inputs})")
+    one_hero_with_goal(config, f"asp.share = {asp.share:g}", "self-play games drive one hero",
+                       "use --config configs/1v1.toml or asp.share=0")
     if round(asp.share * config.rollout.games) < 1:
         raise ConfigError(f"asp.share = {asp.share:g} of rollout.games = {config.rollout.games} rounds to no self-play "
                           f"game; raise asp.share to at least {0.5 / config.rollout.games:.3g} or set it to 0")
@@ -602,12 +608,8 @@ def validate_drill(config: TrainConfig) -> None:
         return
     if d.name not in DRILL_NAMES:
         raise ConfigError(f"drill.name must be '' (no drill) or one of {list(DRILL_NAMES)}, got {d.name!r}")
-    if config.game.mode != "1v1":
-        raise ConfigError(f"drill.name = {d.name!r} needs game.mode = '1v1' (a drill drives one hero per side), got "
-                          f"{config.game.mode!r}; use --config configs/drill-{d.name}.toml or set game.mode='1v1'")
-    if config.policy.goal_inputs != GOAL_WIDTH:
-        raise ConfigError(f"drill.name = {d.name!r} tells the policy its task through the goal input, which changes "
-                          f"the model: set policy.goal_inputs={GOAL_WIDTH} (got {config.policy.goal_inputs})")
+    one_hero_with_goal(config, f"drill.name = {d.name!r}", "a drill drives one hero per side",
+                       f"use --config configs/drill-{d.name}.toml or set game.mode='1v1'")
     if config.asp.share > 0:
         raise ConfigError(f"drill.name = {d.name!r} plays every game as a drill: set asp.share=0 (got "
                           f"{config.asp.share:g}); asymmetric self-play and drills do not mix")
