@@ -4,6 +4,8 @@ beside two baselines on the same scenario.
     python benchmarks/drills.py --drill walk --agent-steps 1000000 --seed 0
     python benchmarks/drills.py --drill walk --agent-steps 50000 --seed 0 --episodes 64 --set rollout.games=16
     python benchmarks/drills.py --drill lasthit --agent-steps 2000000 --seed 0
+    python benchmarks/drills.py --drill hold --agent-steps 3000000 --seed 0     # the lane against scripted-weak
+    python benchmarks/drills.py --drill duel --agent-steps 10000000 --seed 0    # 1v1 against scripted
 
 Training uses ``configs/drill-DRILL.toml`` plus ``--set`` overrides (passed through as they are, e.g. a game
 setting to compare), with the serial runner; training stops between segments once the run has the budget's
@@ -17,7 +19,9 @@ agent-steps. Then three players play the same ``--episodes`` hero episodes (the 
 The result is one JSON line: the drill, seed, agent-steps trained, each player's success share with its 95% Wilson
 interval (``fivestack.match.games.wilson_interval``) and the mean game seconds of its successes (lasthit: last hits,
 enemy lane-creep deaths and their pooled share, ``drill_eval.lasthit_figure``; its episodes are learner episodes,
-one per game, and its agent-steps count the idle hero's too, as played), the overrides, the
+one per game, and its agent-steps count the idle hero's too, as played; hold and duel: one learner episode per
+game, the bot's hero the other, with the shares of games won, undecided and lost, both heroes' mean last hits and
+the share whose end found the learner's tower standing, ``MatchDrill.figure``), the overrides, the
 drill's own success over the last tenth of training (``drill/*`` of the run's ``metrics.jsonl``), the run's folder
 and the wall time. Progress shows as a bar on stderr.
 """
@@ -54,8 +58,14 @@ def training_summary(metrics_path: Path) -> dict:
                 "last_tenth_last_hits": int(sum(r["drill/last_hits"] for r in tail)),
                 "last_tenth_creep_deaths": int(deaths),
                 "last_tenth_success": round(sum(r["drill/last_hits"] for r in tail) / deaths, 4) if deaths else None}
-    return {"episodes": int(sum(r["drill/episodes"] for r in records)), "last_tenth_episodes": int(episodes),
-            "last_tenth_success": round(sum(r["drill/reached"] for r in tail) / episodes, 4) if episodes else None}
+    out = {"episodes": int(sum(r["drill/episodes"] for r in records)), "last_tenth_episodes": int(episodes),
+           "last_tenth_success": round(sum(r["drill/reached"] for r in tail) / episodes, 4) if episodes else None}
+    if "drill/won" in records[0] and episodes:  # hold, duel: how the training games against the bot went
+        for key in ("won", "lost"):
+            out[f"last_tenth_{key}"] = round(sum(r[f"drill/{key}"] for r in tail) / episodes, 4)
+        for key in ("last_hits", "bot_last_hits"):
+            out[f"last_tenth_{key}"] = round(sum(r[f"drill/{key}"] for r in tail) / episodes, 2)
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -227,7 +227,8 @@ class AspConfig:
 
 
 # the drills (issue 30, ``fivestack.system.drills.DRILLS``): small scenarios on the real game with a success figure
-DRILL_NAMES = ("walk", "lasthit")
+DRILL_NAMES = ("walk", "lasthit", "hold", "duel")
+MATCH_DRILL_BOTS = {"hold": "scripted-weak", "duel": "scripted"}  # the drills that are the game against a bot: its name
 
 
 @dataclass
@@ -235,13 +236,13 @@ class DrillConfig:
     """A drill on every 1v1 game of the rollout (``system/drills.py``): its task, reward and episodes replace the
     game's; name empty: off."""
 
-    name: str = setting("", "the drill every training game plays: walk (to a marked point), lasthit (the enemy's "
-                            "lane creeps, alone); empty: none")
+    name: str = setting("", "each training game's drill: walk, lasthit, hold (vs scripted-weak), duel (vs scripted); "
+                            "'': none")
     min_distance: float = setting(3000.0, "walk: the marked point lies at least this far from the hero (world units)")
     max_distance: float = setting(6000.0, "walk: ... and at most this far")
     radius: float = setting(300.0, "walk: the hero has arrived when within this distance of the point")
-    seconds: float = setting(40.0, "game seconds of a drill episode; a hero not done by then has failed (lasthit: "
-                                   "the window)")
+    seconds: float = setting(40.0, "game seconds of a drill episode, then failed (lasthit: its window; hold, duel: "
+                                   "= game.max_seconds)")
 
 
 @dataclass
@@ -613,14 +614,20 @@ def validate_drill(config: TrainConfig) -> None:
     if config.asp.share > 0:
         raise ConfigError(f"drill.name = {d.name!r} plays every game as a drill: set asp.share=0 (got "
                           f"{config.asp.share:g}); asymmetric self-play and drills do not mix")
-    if config.pool.bot_fraction > 0:
-        raise ConfigError(f"drill.name = {d.name!r} plays both heroes itself (the learner, or idle): set pool.bot_fraction=0 "
-                          f"(got "
-                          f"{config.pool.bot_fraction:g})")
+    bot = MATCH_DRILL_BOTS.get(d.name)
+    if bot is not None and (config.pool.bot_fraction != 1.0 or config.pool.bot != bot):
+        raise ConfigError(f"drill.name = {d.name!r} plays every game against {bot}: set pool.bot_fraction=1 and "
+                          f"pool.bot={bot!r} (got {config.pool.bot_fraction:g} and {config.pool.bot!r}), or use "
+                          f"--config configs/drill-{d.name}.toml")
+    if bot is None and config.pool.bot_fraction > 0:
+        raise ConfigError(f"drill.name = {d.name!r} plays both heroes itself (the learner, or idle): set "
+                          f"pool.bot_fraction=0 (got {config.pool.bot_fraction:g})")
     if config.pool.past_fraction > 0:
-        raise ConfigError(f"drill.name = {d.name!r} plays both heroes itself (the learner, or idle): set pool.past_fraction=0 "
-                          f"(got "
-                          f"{config.pool.past_fraction:g})")
+        raise ConfigError(f"drill.name = {d.name!r} plays the other hero itself (idle, or a bot): set "
+                          f"pool.past_fraction=0 (got {config.pool.past_fraction:g})")
+    if bot is not None and d.seconds != config.game.max_seconds:
+        raise ConfigError(f"drill.seconds ({d.seconds:g}) must equal game.max_seconds ({config.game.max_seconds:g}): "
+                          f"a {d.name} episode is the whole game")
     if d.name == "walk":
         validate_walk(d)
     if d.seconds > config.game.max_seconds:

@@ -41,8 +41,21 @@ that an evaluation can count the first q episodes of every slot whatever their o
            and was spawned again within one timestep (the new one appears at its lane's start) counts as a death
            that is not the learner's (its killer is overwritten): rare, and only ever against the learner.
 
-Later drills (c: hold a lane vs scripted-weak, d: 1v1 vs scripted) are subclasses of ``Drill`` with their own
-``start``, ``goal_inputs`` and ``score`` and an entry in ``DRILLS`` (and in ``runs.config.DRILL_NAMES``).
+    hold   (c) hold the lane against scripted-weak, and  duel  (d) 1v1 against scripted (``MatchDrill``): the game
+           itself, against a bot (``MATCH_DRILL_BOTS``: every game draws the bot, ``pool.bot_fraction = 1``, on a
+           random side, ``Opponents``; the learner plays the other). One drill episode is one whole game, up to
+           ``game.max_seconds`` (= ``drill.seconds``); the reward is the game's own shaped reward (the drill writes
+           no reward and ends no game: the game's rules do). The goal input is [1, 0, 0, 0, 0, share of the game's
+           time left]. At the game's end: duel succeeds when the learner won (two kills or the first tower, the 1v1
+           rules); hold succeeds when the learner did not lose (a game ended by kills is a loss for the one killed),
+           its mid tier-1 tower stands, *and* it has more last hits than the bot, however the game ended: a passive
+           hero cannot pass it (scripted-weak's random orders walk it into the towers: it dies twice in 2.6-8.5 game
+           minutes against a hero that stands in its fountain, 8 games of 8, so a win alone says nothing). Each
+           episode's result is kept (``results``: won / undecided / lost, both heroes' last hits, whether the
+           learner's tower stands).
+
+A drill is a subclass of ``Drill`` with its own ``start``, ``goal_inputs`` and ``score`` (or ``after_decision``),
+``records``/``figure`` for its evaluation, and an entry in ``DRILLS`` (and in ``runs.config.DRILL_NAMES``).
 """
 
 from __future__ import annotations
@@ -51,8 +64,9 @@ import numpy as np
 
 from fivestack.game.geometry import BIG_NEUTRAL, BUILDING_POS, CAMPS, RIVER_HALF_WIDTH
 from fivestack.game.layout import (ALIVE, CELL, GRID, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, KILLER_HERO, KIND,
-                                   MAP_SIZE, MAX_UNITS, TEAM, X, Y)
-from fivestack.runs.config import DRILL_NAMES, GOAL_WIDTH, DrillConfig
+                                   LAST_HITS, MAP_SIZE, MAX_UNITS, N_BUILDINGS_PER_TEAM, SLOT_BUILDINGS, TEAM, X, Y)
+from fivestack.match.games import wilson_interval
+from fivestack.runs.config import DRILL_NAMES, GOAL_WIDTH, MATCH_DRILL_BOTS, DrillConfig
 
 POSITION_SCALE = 2000.0  # the goal input's positions, as asymmetric self-play's (asp_moba.POSITION_SCALE)
 DISTANCE_SCALE = 1000.0  # walk: reward per unit of distance walked toward the point
@@ -102,6 +116,8 @@ class Drill:
     plays no orders and is not training data, ``OWNER_DRILL_IDLE``) until the game restarts."""
 
     name = ""
+    heroes_per_game = 2  # hero episodes in one game's episode (both sides'); 1 when one side is idle or a bot
+    others_idle = True  # a side ``start`` leaves out is idle (no orders); False: a bot plays it (``MatchDrill``)
 
     def __init__(self, config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int):
         self.config = config
@@ -143,7 +159,8 @@ class Drill:
         self.running[games] = True
         self.idle[games] = False
         self.start(env, games)
-        self.idle[games] = ~self.running[games]
+        if self.others_idle:
+            self.idle[games] = ~self.running[games]
 
     def after_step(self, env) -> None:
         pass
@@ -187,6 +204,28 @@ class Drill:
             out["drill/reach_seconds"] = float(np.mean(self.reach_seconds))
         self.episodes = self.reached = 0
         self.reach_seconds = []
+        return out
+
+    # ------------------------------------------------------------------ evaluation (``drill_eval``, with ``record``)
+    def records(self) -> list[tuple]:
+        """The recorded episodes, each a tuple (game, episode, side, ...): what ``figure`` reads."""
+        return self.outcomes
+
+    def figure(self, records: list[tuple]) -> dict:
+        """The drill's success figure over ``records``: {"episodes", "reached", "success", "ci95" (Wilson),
+        "reach_seconds" (the mean game seconds of the successes; None without one)}."""
+        reached = sum(bool(o[3]) for o in records)
+        seconds = [o[4] for o in records if o[3]]
+        low, high = wilson_interval(reached, len(records))
+        return {"episodes": len(records), "reached": int(reached), "success": round(reached / len(records), 4),
+                "ci95": [round(low, 4), round(high, 4)],
+                "reach_seconds": round(float(np.mean(seconds)), 2) if seconds else None}
+
+    def flag_and_time(self, env, games: np.ndarray) -> np.ndarray:
+        """(n, 2, GOAL_WIDTH) the goal input of a drill whose task is fixed: [1, 0, 0, 0, 0, share of time left]."""
+        out = np.zeros((games.size, 2, GOAL_WIDTH), np.float32)
+        out[..., 0] = 1.0
+        out[..., 5] = self.time_left(env, games)[:, None]
         return out
 
 
@@ -275,6 +314,7 @@ class LastHitDrill(Drill):
     """(b) last-hit the enemy's creep waves alone (the module's docstring)."""
 
     name = "lasthit"
+    heroes_per_game = 1
 
     def __init__(self, config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int):
         super().__init__(config, n_games, heroes, seed)
@@ -321,10 +361,7 @@ class LastHitDrill(Drill):
         self.enemy_creeps, self.creep_xy = alive, xy
 
     def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
-        out = np.zeros((games.size, 2, GOAL_WIDTH), np.float32)
-        out[..., 0] = 1.0
-        out[..., 5] = self.time_left(env, games)[:, None]
-        return out
+        return self.flag_and_time(env, games)
 
     def score(self, env, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.after_step(env)  # the decision's last timestep
@@ -349,14 +386,132 @@ class LastHitDrill(Drill):
         self.episodes = self.total_hits = self.total_deaths = 0
         return out
 
+    def records(self) -> list[tuple]:
+        return self.tallies
 
-DRILLS = {"walk": WalkDrill, "lasthit": LastHitDrill}
+    def figure(self, records: list[tuple]) -> dict:
+        return lasthit_figure(records)
+
+
+def lasthit_figure(tallies: list[tuple[int, int, int, int, int]]) -> dict:
+    """The last-hit drill's figure over its episodes' tallies (game, episode, side, last hits, deaths): {"episodes",
+    "last_hits", "creep_deaths", "success" (last hits / deaths, pooled; None without a death), "ci95" (Wilson over
+    the creeps: deaths are the trials; creeps of one episode are not independent draws, so the interval is narrower
+    than one over episodes would be), "per_episode_mean" (the mean of each episode's share, over the episodes with
+    a death)}."""
+    hits = sum(t[3] for t in tallies)
+    deaths = sum(t[4] for t in tallies)
+    shares = [t[3] / t[4] for t in tallies if t[4]]
+    low, high = wilson_interval(hits, deaths) if deaths else (0.0, 1.0)
+    return {"episodes": len(tallies), "last_hits": int(hits), "creep_deaths": int(deaths),
+            "success": round(hits / deaths, 4) if deaths else None, "ci95": [round(low, 4), round(high, 4)],
+            "per_episode_mean": round(float(np.mean(shares)), 4) if shares else None}
+
+
+WON, UNDECIDED, LOST = 1, 0, -1  # a match drill's game, for the learner
+
+
+class MatchDrill(Drill):
+    """(c) hold and (d) duel: the game itself against a bot (the module's docstring). ``opponent_side`` is the
+    worker's array of the side the bot plays in each game (``Opponents`` draws it before the drill's episode
+    begins); the bot's rows are the bot's (``OpponentBots``), the learner's are training data."""
+
+    heroes_per_game = 1
+    others_idle = False
+
+    def __init__(self, config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int, opponent_side: np.ndarray):
+        super().__init__(config, n_games, heroes, seed)
+        self.opponent_side = opponent_side
+        self.results: list[tuple[int, int, int, int, int, int, bool]] = []  # record: (game, episode, side, outcome,
+                                                                             # learner's last hits, bot's, tower stands)
+        self.counts = dict.fromkeys(("won", "lost", "last_hits", "bot_last_hits"), 0)
+
+    def start(self, env, games: np.ndarray) -> None:
+        self.running[games, self.opponent_side[games]] = False  # the bot's side: the bot plays it
+
+    def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
+        return self.flag_and_time(env, games)
+
+    def result(self, env, g: int, side: int) -> tuple[int, int, int, bool]:
+        """The learner's (outcome, its last hits, the bot's, its mid tier-1 tower stands) in game ``g`` now."""
+        winner = int(env.game.winner[g])
+        outcome = UNDECIDED if winner < 0 else WON if winner == side else LOST
+        hi, ui = env.game.state.hi, env.game.state.ui
+        tower = SLOT_BUILDINGS + side * N_BUILDINGS_PER_TEAM + MID_TIER1
+        return (outcome, int(hi[g, self.heroes[side], LAST_HITS]), int(hi[g, self.heroes[1 - side], LAST_HITS]),
+                bool(ui[g, tower, ALIVE]))
+
+    def succeeded(self, outcome: int, last_hits: int, bot_last_hits: int, tower_stands: bool) -> bool:
+        if self.name == "duel":
+            return outcome == WON
+        return outcome != LOST and tower_stands and last_hits > bot_last_hits
+
+    def after_decision(self, env, reward: np.ndarray, ended: np.ndarray) -> np.ndarray:
+        """The game's reward stays; the episodes of the games the game's rules ended are scored."""
+        for g in np.flatnonzero(ended & self.running.any(axis=1)):
+            side = int(1 - self.opponent_side[g])
+            outcome, hits, bot_hits, stands = self.result(env, int(g), side)
+            success = self.succeeded(outcome, hits, bot_hits, stands)
+            self.counts["won"] += outcome == WON
+            self.counts["lost"] += outcome == LOST
+            self.counts["last_hits"] += hits
+            self.counts["bot_last_hits"] += bot_hits
+            if self.record:
+                self.results.append((int(g), int(self.episode_index[g]), side, outcome, hits, bot_hits, stands))
+            self.finish(int(g), side, success, float(self.elapsed(env, np.array([g]))[0]))
+        self.running[ended] = False
+        self.episode_index[ended] += 1
+        return np.zeros(self.n, bool)  # the drill ends no game
+
+    def take_metrics(self) -> dict[str, float]:
+        out = super().take_metrics() if self.episodes else {"drill/episodes": 0.0, "drill/reached": 0.0}
+        out.update({f"drill/{key}": float(value) for key, value in self.counts.items()})
+        self.counts = dict.fromkeys(self.counts, 0)
+        return out
+
+    def records(self) -> list[tuple]:
+        return self.results
+
+    def figure(self, records: list[tuple]) -> dict:
+        """The success share (Wilson) and how the games went: the shares won, undecided and lost, the mean last
+        hits of the learner and of the bot per game, and the share of games whose end found the learner's tower
+        standing."""
+        n = len(records)
+        success = sum(self.succeeded(*r[3:7]) for r in records)
+        low, high = wilson_interval(success, n)
+        share = (lambda k: round(k / n, 4)) if n else (lambda k: None)
+        return {"episodes": n, "reached": int(success), "success": share(success),
+                "ci95": [round(low, 4), round(high, 4)],
+                "won": share(sum(r[3] == WON for r in records)),
+                "undecided": share(sum(r[3] == UNDECIDED for r in records)),
+                "lost": share(sum(r[3] == LOST for r in records)),
+                "last_hits": round(float(np.mean([r[4] for r in records])), 2) if n else None,
+                "bot_last_hits": round(float(np.mean([r[5] for r in records])), 2) if n else None,
+                "tower_stands": share(sum(bool(r[6]) for r in records))}
+
+
+class HoldDrill(MatchDrill):
+    name = "hold"
+
+
+class DuelDrill(MatchDrill):
+    name = "duel"
+
+
+DRILLS = {"walk": WalkDrill, "lasthit": LastHitDrill, "hold": HoldDrill, "duel": DuelDrill}
 assert tuple(DRILLS) == DRILL_NAMES, "runs.config.DRILL_NAMES lists the drills of DRILLS"
+assert {name for name, d in DRILLS.items() if issubclass(d, MatchDrill)} == set(MATCH_DRILL_BOTS)
 
 
-def make_drill(config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int, walk: np.ndarray) -> Drill:
-    if config.name == "walk":
+def make_drill(config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int, walk: np.ndarray,
+               opponent_side: np.ndarray) -> Drill:
+    """The drill ``config.name`` on ``n_games`` game slots: the walk drill reads the walk grid ``walk``, the match
+    drills the worker's ``opponent_side`` (the bot's side in each game)."""
+    if config.name not in DRILLS:
+        raise ValueError(f"unknown drill {config.name!r}; drills: {list(DRILLS)}")
+    drill = DRILLS[config.name]
+    if drill is WalkDrill:
         return WalkDrill(config, n_games, heroes, seed, walk)
-    if config.name == "lasthit":
-        return LastHitDrill(config, n_games, heroes, seed)
-    raise ValueError(f"unknown drill {config.name!r}; drills: {list(DRILLS)}")
+    if issubclass(drill, MatchDrill):
+        return drill(config, n_games, heroes, seed, opponent_side)
+    return drill(config, n_games, heroes, seed)

@@ -267,12 +267,14 @@ class SelfPlay(RolloutHook):
 
 class Drill(RolloutHook):
     """A drill on every game slot (``drill.name``; ``fivestack.system.drills``): the heroes in the drill's episode
-    are the learner, a hero it leaves out is idle (``OWNER_DRILL_IDLE``: no orders, its samples not training data),
-    the drill's reward replaces the game's, and the games end (terminated) when the drill says; the worker restarts
-    them, and each restart begins a new drill episode."""
+    are the learner, a hero it leaves out is idle (``OWNER_DRILL_IDLE``: no orders, its samples not training data)
+    or, in a match drill, the bot's (``Opponents`` and ``OpponentBots``, with ``pool.bot_fraction = 1``), the
+    drill's reward replaces the game's (a match drill keeps the game's), and the games end (terminated) when the
+    drill says; the worker restarts them, and each restart begins a new drill episode."""
 
     def __init__(self, worker, config: TrainConfig, seed: int):
-        self.drill = make_drill(config.drill, worker.n_games, worker.heroes, seed, worker.env.game.data.walk)
+        self.drill = make_drill(config.drill, worker.n_games, worker.heroes, seed, worker.env.game.data.walk,
+                                worker.opponent_side)
 
     def new_games(self, worker, games):
         self.drill.begin_games(worker.env, games)

@@ -1,0 +1,155 @@
+"""Issue 30's drills (c) hold the lane against scripted-weak and (d) 1v1 against scripted: the scenario is what it
+says, on hand-set states (``fivestack/system/drills.py``, ``MatchDrill``)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fivestack.game.layout import (ALIVE, G_DONE, G_WINNER, HP, LAST_HITS, N_BUILDINGS_PER_TEAM, SLOT_BUILDINGS)
+from fivestack.runs.config import ConfigError, load_config
+from fivestack.system.drill_eval import do_nothing, drill_success
+from fivestack.system.drills import LOST, MID_TIER1, UNDECIDED, WON
+from fivestack.system.pool import BOT, LATEST
+from fivestack.system.rollout import RolloutWorker
+from fivestack.system.rollout_hooks import Drill
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+SMALL = ["rollout.games=6", "policy.lstm_size=16", "rollout.segment_steps=16"]
+HEROES = (0, 5)  # the hero of each side in 1v1
+
+
+def match_config(name, *overrides):
+    return load_config(CONFIGS / f"drill-{name}.toml", [*SMALL, *overrides])
+
+
+def drill_worker(name, *overrides, seed=3):
+    worker = RolloutWorker(match_config(name, *overrides), seed=seed)
+    hook = next(h for h in worker.hooks if isinstance(h, Drill))
+    return worker, hook, hook.drill
+
+
+def end_game(worker, g, winner, learner_hits, bot_hits, tower_stands=True):
+    """Hand-set game ``g``'s end: its winner (0, 1, or -1 for the time limit), both heroes' last hits and whether
+    the learner's mid tier-1 tower stands; returns the learner's side."""
+    side = 1 - int(worker.opponent_side[g])
+    state = worker.env.game.state
+    state.gi[g, G_WINNER] = winner
+    state.gi[g, G_DONE] = 2 if winner < 0 else 1
+    state.hi[g, HEROES[side], LAST_HITS] = learner_hits
+    state.hi[g, HEROES[1 - side], LAST_HITS] = bot_hits
+    tower = SLOT_BUILDINGS + side * N_BUILDINGS_PER_TEAM + MID_TIER1
+    state.ui[g, tower, ALIVE] = int(tower_stands)
+    if not tower_stands:
+        state.uf[g, tower, HP] = 0.0
+    return side
+
+
+def decide(worker, hook, ended_games, cut_games=()):
+    """One decision's end at which the games ``ended_games`` ended by the game's rules (terminated) and ``cut_games``
+    by its time limit (truncated); the reward (filled with 3.0 beforehand) and what the hook returns."""
+    reward = np.full((worker.n_teams, 1), 3.0, np.float32)
+    terminated = np.zeros(worker.n_games, bool)
+    truncated = np.zeros(worker.n_games, bool)
+    terminated[list(ended_games)] = True
+    truncated[list(cut_games)] = True
+    terminated, truncated = hook.after_decision(worker, reward, terminated, truncated)
+    return reward, terminated, truncated
+
+
+@pytest.mark.parametrize("name, bot", [("hold", "scripted-weak"), ("duel", "scripted")])
+def test_the_bot_plays_one_side_and_the_learner_the_other(name, bot):
+    worker, hook, drill = drill_worker(name)
+    assert worker.config.pool.bot == bot
+    owners = worker.row_owners().reshape(worker.n_games, 2)
+    assert set(worker.opponent_side) == {0, 1}  # drawn per game (seed 3: both sides among 6 games)
+    for g in range(worker.n_games):
+        b = int(worker.opponent_side[g])
+        assert owners[g, b] == BOT and owners[g, 1 - b] == LATEST  # the bot's rows are not training data
+        assert drill.running[g, 1 - b] and not drill.running[g, b]
+    assert not drill.idle.any()  # nobody is idle: the bot plays its hero
+
+
+def test_the_game_reward_and_flow_stay_the_games():
+    worker, hook, drill = drill_worker("hold")
+    reward, terminated, truncated = decide(worker, hook, [])
+    assert (reward == 3.0).all() and not terminated.any() and not truncated.any()
+    end_game(worker, 2, -1, 4, 1)
+    end_game(worker, 4, int(worker.opponent_side[4]), 0, 2)
+    reward, terminated, truncated = decide(worker, hook, [4], cut_games=[2])
+    assert (reward == 3.0).all()  # the drill writes no reward
+    assert list(np.flatnonzero(terminated)) == [4]  # ... and ends no game itself: the env's flags pass through,
+    assert list(np.flatnonzero(truncated)) == [2]  # the time limit stays a cut (bootstrapped), as in any game
+    assert hook.info(worker)["drill"]["drill/episodes"] == 2  # both scored
+
+
+# (winner is the learner, the bot, or nobody; learner's last hits, bot's; tower stands) -> hold, duel success
+CASES = [
+    ("learner", 5, 3, True, WON, True, True),
+    ("learner", 0, 3, True, WON, False, True),  # a win by kills with fewer last hits: not a hold (passive heroes win so)
+    ("bot", 9, 3, True, LOST, False, False),  # killed twice: a loss for the one killed
+    ("nobody", 5, 3, True, UNDECIDED, True, False),  # 10 minutes, tower up, more last hits: held; not a duel win
+    ("nobody", 3, 3, True, UNDECIDED, False, False),  # as many last hits as the bot: not more
+    ("nobody", 5, 3, False, UNDECIDED, False, False),  # the tower fell
+]
+
+
+@pytest.mark.parametrize("winner, hits, bot_hits, stands, outcome, hold, duel", CASES)
+def test_each_ending_scores_by_hand(winner, hits, bot_hits, stands, outcome, hold, duel):
+    for name, success in (("hold", hold), ("duel", duel)):
+        worker, hook, drill = drill_worker(name)
+        drill.record = True
+        g = 1
+        side = 1 - int(worker.opponent_side[g])
+        code = {"learner": side, "bot": 1 - side, "nobody": -1}[winner]
+        end_game(worker, g, code, hits, bot_hits, stands)
+        decide(worker, hook, [g] if code >= 0 else [], cut_games=[g] if code < 0 else [])
+        assert drill.results == [(g, 0, side, outcome, hits, bot_hits, stands)]
+        assert drill.outcomes[0][3] == success, name
+        figure = drill.figure(drill.records())
+        assert figure["success"] == float(success) and figure["episodes"] == 1
+        assert figure["last_hits"] == hits and figure["bot_last_hits"] == bot_hits
+        metrics = hook.info(worker)["drill"]
+        assert metrics["drill/episodes"] == 1 and metrics["drill/reached"] == float(success)
+        assert metrics["drill/won"] == float(outcome == WON) and metrics["drill/lost"] == float(outcome == LOST)
+
+
+def test_an_episode_counts_once_and_a_new_game_begins_the_next():
+    worker, hook, drill = drill_worker("duel")
+    drill.record = True
+    end_game(worker, 0, -1, 0, 0)
+    decide(worker, hook, [], cut_games=[0])
+    decide(worker, hook, [])  # no game ended: nothing more is counted
+    assert len(drill.results) == 1 and drill.episode_index[0] == 1 and not drill.running[0].any()
+    worker.env.reset_games(np.array([0]), np.array([99], np.uint64))
+    worker._new_games(np.array([0]))
+    b = int(worker.opponent_side[0])
+    assert drill.running[0, 1 - b] and not drill.running[0, b]
+
+
+@pytest.mark.parametrize("name", ["hold", "duel"])
+def test_do_nothing_never_succeeds(name):
+    """A hero that stands in its fountain: against scripted-weak it wins by the bot's deaths (so 'won' alone would
+    pass it) but has no last hits; against scripted it does not win."""
+    figure = drill_success(do_nothing, match_config(name), episodes=6, seed=5)
+    assert figure["episodes"] == 6 and figure["success"] == 0.0
+    assert figure["last_hits"] == 0.0
+    if name == "duel":
+        assert figure["won"] == 0.0
+
+
+@pytest.mark.parametrize("overrides, key", [
+    (["pool.bot_fraction=0.5"], "pool.bot_fraction"),
+    (["pool.bot='scripted'"], "pool.bot"),
+    (["pool.past_fraction=0.2"], "pool.past_fraction"),
+    (["drill.seconds=300.0"], "drill.seconds"),
+    (["game.mode='5v5'"], "game.mode"),
+])
+def test_config_rules_name_the_key(overrides, key):
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        match_config("hold", *overrides)
+
+
+def test_the_other_drills_still_refuse_the_bot():
+    with pytest.raises(ConfigError, match=r"pool\.bot_fraction=0"):
+        load_config(CONFIGS / "drill-walk.toml", [*SMALL, "pool.bot_fraction=1.0"])
