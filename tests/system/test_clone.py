@@ -206,6 +206,41 @@ def test_a_killed_clone_resumes_after_its_last_phase(tmp_path, monkeypatch):
     assert "done" in summary.phases
 
 
+def test_clone_data_of_another_move_goal_table_is_refused_with_the_fix(tmp_path, monkeypatch):
+    """A clone killed before its first checkpoint leaves shards and no checkpoint; a run started again under the same
+    name picks them up (``new_run_dir`` refuses only checkpoints). In another action space their move labels would
+    mean other places: one error naming the key and the fix. In its own table it carries on."""
+    config = tiny_clone_run(tmp_path, "killed")
+    runner = SerialRunner(config)
+    import fivestack.system.clone.pipeline as pipeline
+
+    class Killed(Exception):
+        pass
+
+    def killed(*args, **kwargs):
+        raise Killed()
+
+    real_pass = pipeline.SupervisedTrainer.train_pass
+    monkeypatch.setattr(pipeline.SupervisedTrainer, "train_pass", killed)
+    with pytest.raises(Killed):
+        runner.clone()
+    runner.close()
+    monkeypatch.setattr(pipeline.SupervisedTrainer, "train_pass", real_pass)
+    progress = json.loads((runner.run_dir / "clone" / "progress.json").read_text())
+    assert progress["move_goals"] == "grid" and progress["shards"]
+    assert not list((runner.run_dir / "checkpoints").glob("0*"))  # killed before its first checkpoint
+    again = SerialRunner(tiny_clone_run(tmp_path, "killed", "game.move_goals='reach'"))
+    assert again.run_dir == runner.run_dir
+    with pytest.raises(ShardError, match=r"game\.move_goals='grid'.*'reach'.*delete"):
+        again.clone()
+    again.close()
+    del progress["move_goals"]  # written before the key existed: read as the paper's table
+    (runner.run_dir / "clone" / "progress.json").write_text(json.dumps(progress))
+    with pytest.raises(ShardError, match=r"game\.move_goals='grid'"):
+        ShardStore(runner.run_dir / "clone", "reach")
+    assert ShardStore(runner.run_dir / "clone", "grid").progress.shards  # its own table reads on
+
+
 # ---------------------------------------------------------------------------------------------- PPO from the clone
 @pytest.fixture(scope="module")
 def ppo_segment():

@@ -88,7 +88,7 @@ class _Clone:
                  on_progress: ProgressFn | None):
         self.config, self.c = config, config.clone
         self.policy, self.log = policy, log
-        self.store = ShardStore(clone_dir(run_dir))
+        self.store = ShardStore(clone_dir(run_dir), config.game.move_goals)
         self.phases = self.store.progress.phases
         self.weights = self.store.directory / CLONE_WEIGHTS
         if self.weights.is_file() and self.phases:  # resume: the weights of the last finished training phase

@@ -5,7 +5,9 @@ resumable.
     clone/
       progress.json           the shards written, in order, each with its split, kind, steps, streams and
                               agent-steps (written atomically after each shard: a killed recording resumes after
-                              its last whole shard)
+                              its last whole shard), and the move-goal table their labels are in
+                              (``game.move_goals``; a file without it was written in the paper's, ``grid``): a
+                              store opened in another table with shards in it is one clear error
       train-00000.npz ...     shards for training
       valid-00000.npz ...     held-out shards (whole streams, i.e. whole games, kept out of training)
 
@@ -28,6 +30,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from fivestack.game.layout import MOVE_GOALS, PAPER_MOVE_GOALS
 
 SPLITS = ("train", "valid")
 ARRAYS = ("labels", "actions", "first", "hero_slots")
@@ -101,11 +105,16 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 class ShardStore:
-    """The ``clone/`` folder of a run: writes shards atomically and keeps ``progress.json`` in step with them."""
+    """The ``clone/`` folder of a run: writes shards atomically and keeps ``progress.json`` in step with them.
+    ``move_goals`` is the table of the run's action space (``game.move_goals``): the labels of the shards written
+    are in it, and shards recorded in another cannot be read on (their move orders would mean other places)."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, move_goals: str = PAPER_MOVE_GOALS):
+        if move_goals not in MOVE_GOALS:
+            raise ValueError(f"move_goals must be one of {sorted(MOVE_GOALS)}, got {move_goals!r}")
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self.move_goals = move_goals
         self.progress = self._read_progress()
 
     @property
@@ -121,11 +130,17 @@ class ShardStore:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ShardError(f"{self.progress_file} cannot be read ({exc}); delete the clone folder {self.directory} "
                              f"to record the clone data again") from None
+        recorded = data.get("move_goals", PAPER_MOVE_GOALS)  # written before the key existed: the paper's table
+        if shards and recorded != self.move_goals:
+            raise ShardError(f"the clone data in {self.directory} was recorded with game.move_goals={recorded!r}, this "
+                             f"run says {self.move_goals!r}: its move labels would mean other places; resume with "
+                             f"game.move_goals={recorded!r}, or delete {self.directory} to record the clone again")
         return Progress(shards, dict(data.get("phases", {})))
 
     def save_progress(self) -> None:
         write_atomic(self.progress_file, json.dumps({"shards": [asdict(s) for s in self.progress.shards],
-                                                     "phases": self.progress.phases}, indent=1))
+                                                     "phases": self.progress.phases,
+                                                     "move_goals": self.move_goals}, indent=1))
 
     def write(self, shard: Shard, split: str, kind: str, agent_steps: int) -> ShardRecord:
         """Write ``shard`` as the next file of ``split`` and record it in the progress file."""
