@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -92,9 +93,11 @@ def main(argv: list[str] | None = None) -> None:
     out = {"benchmark": "drills", "drill": args.drill, "seed": args.seed, "budget_agent_steps": args.agent_steps}
     with bar:
         task = bar.add_task("training (agent-steps)", total=args.agent_steps)
-        runner.run(on_progress=lambda p: bar.update(task, completed=min(runner.agent_steps, args.agent_steps)),
-                   stop=lambda: runner.agent_steps >= args.agent_steps)
+        ended = runner.run(on_progress=lambda p: bar.update(task, completed=min(runner.agent_steps, args.agent_steps)),
+                           stop=lambda: runner.agent_steps >= args.agent_steps)
         runner.close()
+        if ended.signal is not None:  # SIGTERM / Ctrl-C: stop, do not measure a run cut short
+            sys.exit(f"stopped by signal {ended.signal} at {runner.agent_steps:,} agent-steps (run {runner.run_dir})")
         out.update(agent_steps=runner.agent_steps, version=runner.version, run=str(runner.run_dir),
                    train_seconds=round(time.monotonic() - t_start, 1))
         players = {"trained": Inference(runner.policy, seed=args.eval_seed, greedy=args.greedy),

@@ -222,8 +222,12 @@ def main(argv: list[str] | None = None) -> None:
                 else:
                     deadline = time.monotonic() + mark - runner.elapsed_before
                     stop = lambda: time.monotonic() >= deadline  # noqa: E731
-                runner.run(on_progress=lambda p: bar.update(task, completed=done()), stop=stop)
+                ended = runner.run(on_progress=lambda p: bar.update(task, completed=done()), stop=stop)
                 bar.update(task, completed=done())
+                if ended.signal is not None:  # SIGTERM / Ctrl-C: the run is checkpointed; stop here, not evaluate
+                    runner.close()
+                    sys.exit(f"stopped by signal {ended.signal} at {runner.agent_steps:,} agent-steps; carry on with "
+                             f"--resume {runner.run_dir}")
             final = reached()
             if curve and curve[-1]["agent_steps"] == runner.agent_steps and not curve[-1].get("clone"):
                 # this point was evaluated before a stop: keep it unless it must now be the (bigger) final one

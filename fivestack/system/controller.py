@@ -3,14 +3,22 @@
 A run on disk: ``runs/NAME/config.toml``, ``checkpoints/VERSION/{model.safetensors, optim.safetensors,
 state.json}``, ``tb/`` (TensorBoard) and ``metrics.jsonl``. Checkpoints are written to a temporary folder and
 renamed into place, so a run killed mid-write keeps its previous checkpoint. Nothing is unpickled.
+
+One process at a time writes a run: a controller holds an exclusive lock on ``runs/NAME/.lock`` (``flock``; the
+file names its holder) from its start to ``close``, so a second process that starts or resumes the same run (the
+same ``run.name`` twice, or a ``--resume`` of a run still training) is one clear error (``RunInUse``) instead of
+two writers in one folder. The system releases the lock when the holder dies, so a killed run starts or resumes
+again at once. Controllers of one process share the lock (a test that reopens its own run).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
 import shutil
+import socket
 import time
 from pathlib import Path
 
@@ -26,10 +34,54 @@ class RunStopped(RuntimeError):
     """A run that cannot go on (an optimizer lost with its node); it resumes from its last checkpoint."""
 
 
+class RunInUse(FileExistsError):
+    """Another process holds the run's folder (it is training or resuming it now)."""
+
+
+LOCK_FILE = ".lock"
+_held: dict[Path, list] = {}  # the run folders this process holds: resolved path -> [open lock file, holders]
+
+
+def hold_run_dir(run_dir: Path) -> None:
+    """Take the run's lock for this process (the module docstring), or raise ``RunInUse`` naming the holder."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    key = run_dir.resolve()
+    if key in _held:
+        _held[key][1] += 1
+        return
+    lock = open(run_dir / LOCK_FILE, "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "a process"
+        lock.close()
+        raise RunInUse(f"run {run_dir} is in use by another process ({holder}); wait for it to end or stop it, or "
+                       f"choose another run.name") from None
+    lock.seek(0)
+    lock.truncate()
+    lock.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+    lock.flush()
+    _held[key] = [lock, 1]
+
+
+def release_run_dir(run_dir: Path) -> None:
+    """This process's holder of the run is done; the last one frees the lock."""
+    key = Path(run_dir).resolve()
+    if key not in _held:
+        return
+    _held[key][1] -= 1
+    if _held[key][1] == 0:
+        _held.pop(key)[0].close()  # closing the file releases the flock
+
+
 class Controller:
     def __init__(self, run_dir: Path, config: TrainConfig):
         self.run_dir = Path(run_dir)
         self.config = config
+        hold_run_dir(self.run_dir)
+        self._closed = False
         (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.toml").write_text(to_toml(config))
         self._metrics = open(self.run_dir / "metrics.jsonl", "a", buffering=1)
@@ -78,6 +130,9 @@ class Controller:
         self._metrics.close()
         if self._writer is not None:
             self._writer.close()
+        if not self._closed:
+            self._closed = True
+            release_run_dir(self.run_dir)
 
 
 def new_run_dir(config: TrainConfig) -> Path:

@@ -62,6 +62,7 @@ class Progress:
     elapsed: float = 0.0
     budget: float = 0.0
     win_rates: dict[str, float] = field(default_factory=dict)
+    signal: int | None = None  # the signal (SIGTERM, SIGINT) that ended ``run``, if one did: the caller should stop too
 
 
 @dataclass
@@ -145,7 +146,8 @@ class TrainingLoop:
         self._stopped(path)
         if signals:
             self.say(f"stopped by signal {signals[0]}; checkpoint {path}")
-        return Progress(self.version, self.agent_steps, rate, self.state.elapsed, budget, dict(self.state.win_rates))
+        return Progress(self.version, self.agent_steps, rate, self.state.elapsed, budget, dict(self.state.win_rates),
+                        signals[0] if signals else None)
 
     def _finished(self, elapsed: float, budget: float) -> bool:
         """The budget is spent or the run reached ``run.max_versions``."""

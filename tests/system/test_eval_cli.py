@@ -6,6 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fivestack.cli import app
+from fivestack.runs.checkpoints import load_checkpoint
 from fivestack.runs.config import FROM_SCRATCH, load_config
 from fivestack.match.agents import load_run_policy
 from fivestack.system.serial import SerialRunner
@@ -59,6 +60,48 @@ def test_user_mistakes_get_one_clear_error(run_dir, args, message):
     result = CliRunner().invoke(app, [a.replace("{run}", str(run_dir)) for a in args])
     assert result.exit_code == 2, result.output
     assert message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_sigterm_stops_learn_vs_bots_with_a_checkpoint_and_no_more_training(tmp_path):
+    """A SIGTERM ends the benchmark, not only the training call in it: the run stops after its segment with a
+    checkpoint, the benchmark says how to carry on and exits (before this, it evaluated and went on training)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "learn_vs_bots.py"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    err = tmp_path / "err.txt"
+    with open(err, "w") as stderr:
+        proc = subprocess.Popen([sys.executable, str(script), "--mode", "1v1", "--agent-steps", "100000000",
+                                 "--runs-dir", "runs", "--set", "rollout.games=4", "--set", "policy.lstm_size=16",
+                                 "--set", "run.torch_threads=1", "--set", "run.name='term'",
+                                 *[arg for item in FROM_SCRATCH for arg in ("--set", item)]],
+                                stdout=subprocess.PIPE, stderr=stderr, text=True, env=env, cwd=tmp_path)
+    metrics = tmp_path / "runs" / "term" / "metrics.jsonl"
+    try:
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline and not (
+                metrics.is_file() and "loss/policy" in metrics.read_text()):
+            time.sleep(0.5)
+        assert proc.poll() is None, err.read_text()[-3000:]
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    said = " ".join(err.read_text().split())
+    assert proc.returncode == 1 and f"stopped by signal {int(signal.SIGTERM)}" in said, said[-3000:]
+    assert "--resume" in said and "{" not in out  # no curve point evaluated, no result line
+    versions = sorted(p.name for p in (tmp_path / "runs" / "term" / "checkpoints").iterdir() if p.name.isdigit())
+    steps = [json.loads(line)["agent_steps"] for line in metrics.read_text().splitlines()]
+    assert versions and load_checkpoint(tmp_path / "runs" / "term" / "checkpoints" / versions[-1])[2][
+        "agent_steps"] == max(steps)  # the checkpoint holds every step trained: nothing trained after it
 
 
 @pytest.mark.slow
