@@ -11,7 +11,7 @@ import numpy as np
 
 from fivestack.game import geometry, kernels
 from fivestack.game.layout import (
-    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, FRAMES_PER_SECOND, FRAMES_PER_STEP,
+    ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, DUEL_KILLS, FRAMES_PER_SECOND, FRAMES_PER_STEP,
     G_DONE, G_FRAME, G_WINNER, HP_HISTORY_LEN, MAX_PROJECTILES, MAX_UNITS, MODE_1V1_MID, MODE_5V5, MOVE_GOALS,
     N_ACTION_FIELDS, N_DELAY, N_EVENTS, N_GI, N_HEROES, N_HF, N_HI, N_IT, N_ITEM_SLOTS, N_OFFSET, N_PJ, N_PRIMARY,
     N_UF, N_UI, NO_ORDER, PAPER_MOVE_GOALS, RANDOM_BUILDS, RANDOM_START, STASH,
@@ -40,6 +40,9 @@ class GameConfig:
     # how far one move order reaches: a table of layout.MOVE_GOALS ("grid", the paper's 600 units; "reach": across
     # the map). An action space: a policy plays in the table it was trained with
     move_goals: str = PAPER_MOVE_GOALS
+    # 1v1: the hero kills that end the game (the paper's 1v1: two); 0: kills never end it, only the first tower or
+    # the time limit (a training-only rule: deaths cost their gold, experience and respawn time, not the game)
+    duel_kills: int = DUEL_KILLS
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -55,6 +58,8 @@ class GameConfig:
             raise ValueError(f"patch {self.patch!r} is not available; patches: {sorted(PATCHES)}")
         if self.move_goals not in MOVE_GOALS:
             raise ValueError(f"move_goals {self.move_goals!r} is unknown; use one of {sorted(MOVE_GOALS)}")
+        if self.duel_kills < 0:
+            raise ValueError(f"duel_kills must be 0 (kills never end a 1v1) or more, got {self.duel_kills}")
 
 
 def no_orders(*leading: int) -> np.ndarray:
@@ -69,10 +74,10 @@ def xp_table() -> np.ndarray:
     return np.cumsum(per_level)
 
 
-def make_data(patch: Patch, n_games: int = 1, move_goals: str = PAPER_MOVE_GOALS) -> Data:
+def make_data(patch: Patch, n_games: int = 1, move_goals: str = PAPER_MOVE_GOALS, duel_kills: int = DUEL_KILLS) -> Data:
     """The read-only tables the kernels take as ``D``: the patch's and the map's, the move goals' table
-    (``layout.MOVE_GOALS[move_goals]``), and each game's feature mask (the patch's features; ``GameBatch.reset``
-    sets a game's own when it starts)."""
+    (``layout.MOVE_GOALS[move_goals]``), the kills that end a 1v1 (``GameConfig.duel_kills``), and each game's
+    feature mask (the patch's features; ``GameBatch.reset`` sets a game's own when it starts)."""
     g = geometry
     return Data(
         hero_table=patch.hero_table, ability_table=patch.ability_table, item_table=patch.item_table,
@@ -82,7 +87,7 @@ def make_data(patch: Patch, n_games: int = 1, move_goals: str = PAPER_MOVE_GOALS
         building_row=g.BUILDING_ROW, building_protectors=g.BUILDING_PROTECTORS, building_needed=g.BUILDING_NEEDED,
         camps=g.CAMPS, big_neutral=g.BIG_NEUTRAL, rune_spots=g.RUNE_SPOTS, fountain=g.FOUNTAIN, ancient=g.ANCIENT,
         xp_table=xp_table(), move_offsets=np.array(MOVE_GOALS[move_goals], np.float64),
-        features=np.full(n_games, patch.features, np.int64),
+        duel_kills=np.array([duel_kills], np.int64), features=np.full(n_games, patch.features, np.int64),
     )
 
 
@@ -123,7 +128,7 @@ class GameBatch:
         self.patch = patch or Patch(self.config.patch)
         check_columns(self.patch)  # a patch's tables may have been edited after it was built
         self.n_games = n_games
-        self.data = make_data(self.patch, n_games, self.config.move_goals)
+        self.data = make_data(self.patch, n_games, self.config.move_goals, self.config.duel_kills)
         self.state = new_state(n_games, self.patch.item_builds.shape[1])
         self.scratch = Scratch(vision_sources=np.zeros((2, MAX_UNITS, 3), np.float32))
         self.mode = MODES[self.config.mode]

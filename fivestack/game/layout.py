@@ -307,6 +307,7 @@ MOVE_GOALS = {
     "reach": (-9600.0, -2400.0, -600.0, -150.0, 0.0, 150.0, 600.0, 2400.0, 9600.0),
 }
 PAPER_MOVE_GOALS = "grid"
+DUEL_KILLS = 2  # 1v1 mid: the hero kills that end the game (GameConfig.duel_kills; 0: kills never end it)
 assert all(len(t) == N_OFFSET and t[(N_OFFSET - 1) // 2] == 0.0 and list(t) == sorted(t) for t in MOVE_GOALS.values())
 
 # action array columns: actions[g, h, COLUMN]

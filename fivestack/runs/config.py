@@ -17,7 +17,7 @@ import numpy as np
 from fivestack.bots.agents import BOTS
 from fivestack.env.events import EVENT_NAMES, PAPER_WEIGHTS
 from fivestack.game.engine import MODES, GameConfig
-from fivestack.game.layout import MOVE_GOALS, PAPER_MOVE_GOALS
+from fivestack.game.layout import DUEL_KILLS, MOVE_GOALS, PAPER_MOVE_GOALS
 from fivestack.game.lineups import LINEUP_RULES, check_pool
 from fivestack.game.patch import FEATURES, PATCH_VERSION, PATCHES, Patch
 from fivestack.model.policy import PolicyConfig
@@ -60,12 +60,14 @@ class GameSettings:
     patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1, 0.2, 0.3)")
     move_goals: str = setting(PAPER_MOVE_GOALS, "how far a move order reaches: grid, the paper's 600 units; reach, "
                                                 "up to 9600 per axis (layout.MOVE_GOALS)")
+    duel_kills: int = setting(DUEL_KILLS, "1v1: hero kills that end a training game (the paper's: 2); 0: only the "
+                                          "tower or time (evaluation keeps 2)")
 
     def game_config(self) -> GameConfig:
         """The training games' ``GameConfig`` (the rollout's and the clone recorder's)."""
         return GameConfig(mode=self.mode, max_seconds=self.max_seconds, training=self.training,
                           randomise=self.randomise, lineups=self.lineups, patch=self.patch,
-                          move_goals=self.move_goals)
+                          move_goals=self.move_goals, duel_kills=self.duel_kills)
 
 
 @dataclass
@@ -332,7 +334,7 @@ def _parse_literal(text: str) -> Any:
 
 # Keys added after runs were saved, with the value that every run saved before them played with (a config saved
 # without one is read with this value, not today's default): the paper's moves came before game.move_goals.
-SAVED_BEFORE = {"game.move_goals": PAPER_MOVE_GOALS}
+SAVED_BEFORE = {"game.move_goals": PAPER_MOVE_GOALS, "game.duel_kills": DUEL_KILLS}
 
 # Keys that moved: old name -> new name. A file or override with an old name is one error naming the new one; a
 # config saved in an older checkpoint is read with its keys moved (``from_dict``).
@@ -394,6 +396,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("run", "checkpoint_minutes"): (0, None, False, False),
     ("run", "torch_threads"): (0, None, True, False),
     ("game", "max_seconds"): (0, None, False, False),
+    ("game", "duel_kills"): (0, None, True, False),
     ("rollout", "games"): (1, None, True, False),
     ("rollout", "segment_steps"): (1, None, True, False),
     ("rollout", "sample_steps"): (1, None, True, False),

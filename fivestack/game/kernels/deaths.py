@@ -80,7 +80,7 @@ def kill_hero(S, D, g, v):
             hi[g, a, ASSISTS] += 1
             give_gold(S, g, a, rules[R_ASSIST_GOLD])
     share_xp(S, D, g, eteam, uf[g, v, X], uf[g, v, Y], rules[R_KILL_XP] + rules[R_KILL_XP_LVL] * level)
-    if gi[g, G_MODE] == MODE_1V1_MID and gi[g, G_KILLS0 + eteam] >= 2:
+    if gi[g, G_MODE] == MODE_1V1_MID and D.duel_kills[0] > 0 and gi[g, G_KILLS0 + eteam] >= D.duel_kills[0]:
         end_game(S, g, eteam)
 
 
