@@ -28,6 +28,7 @@ from typing import Callable
 import torch
 
 from fivestack.game.engine import no_orders
+from fivestack.game.layout import DUEL_KILLS
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult
 from fivestack.model.policy import Policy
 from fivestack.runs.config import TrainConfig
@@ -64,6 +65,7 @@ def drill_success(infer: InferenceFn, config: TrainConfig, episodes: int = 200, 
     cfg.rollout.games = games
     cfg.rollout.segment_steps = cfg.rollout.sample_steps  # short segments: stop soon after the last episode
     cfg.pool.past_fraction = 0.0
+    cfg.game.duel_kills = DUEL_KILLS  # measured under the paper's 1v1 rule, as every evaluation (a training-only key)
     worker = RolloutWorker(cfg, seed=seed)
     drill = next(h for h in worker.hooks if isinstance(h, Drill)).drill
     drill.record = True
