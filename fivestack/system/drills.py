@@ -442,9 +442,8 @@ class MatchDrill(Drill):
                 bool(ui[g, tower, ALIVE]))
 
     def succeeded(self, outcome: int, last_hits: int, bot_last_hits: int, tower_stands: bool) -> bool:
-        if self.name == "duel":
-            return outcome == WON
-        return outcome != LOST and tower_stands and last_hits > bot_last_hits
+        """The episode's success from its result (``result``): each match drill's own rule."""
+        raise NotImplementedError
 
     def after_decision(self, env, reward: np.ndarray, ended: np.ndarray) -> np.ndarray:
         """The game's reward stays; the episodes of the games the game's rules ended are scored."""
@@ -493,9 +492,15 @@ class MatchDrill(Drill):
 class HoldDrill(MatchDrill):
     name = "hold"
 
+    def succeeded(self, outcome: int, last_hits: int, bot_last_hits: int, tower_stands: bool) -> bool:
+        return outcome != LOST and tower_stands and last_hits > bot_last_hits
+
 
 class DuelDrill(MatchDrill):
     name = "duel"
+
+    def succeeded(self, outcome: int, last_hits: int, bot_last_hits: int, tower_stands: bool) -> bool:
+        return outcome == WON
 
 
 DRILLS = {"walk": WalkDrill, "lasthit": LastHitDrill, "hold": HoldDrill, "duel": DuelDrill}
