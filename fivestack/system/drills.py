@@ -60,6 +60,8 @@ A drill is a subclass of ``Drill`` with its own ``start``, ``goal_inputs`` and `
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from fivestack.game.geometry import BIG_NEUTRAL, BUILDING_POS, CAMPS, RIVER_HALF_WIDTH
@@ -411,6 +413,18 @@ def lasthit_figure(tallies: list[tuple[int, int, int, int, int]]) -> dict:
 WON, UNDECIDED, LOST = 1, 0, -1  # a match drill's game, for the learner
 
 
+class MatchResult(NamedTuple):
+    """A match drill's episode at its game's end, for the learner (``MatchDrill.results``)."""
+
+    game: int
+    episode: int
+    side: int  # the learner's
+    outcome: int  # WON, UNDECIDED (the time limit) or LOST
+    last_hits: int  # the learner's
+    bot_last_hits: int
+    tower_stands: bool  # the learner's mid tier-1 tower
+
+
 class MatchDrill(Drill):
     """(c) hold and (d) duel: the game itself against a bot (the module's docstring). ``opponent_side`` is the
     worker's array of the side the bot plays in each game (``Opponents`` draws it before the drill's episode
@@ -422,8 +436,7 @@ class MatchDrill(Drill):
     def __init__(self, config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int, opponent_side: np.ndarray):
         super().__init__(config, n_games, heroes, seed)
         self.opponent_side = opponent_side
-        self.results: list[tuple[int, int, int, int, int, int, bool]] = []  # record: (game, episode, side, outcome,
-                                                                             # learner's last hits, bot's, tower stands)
+        self.results: list[MatchResult] = []  # with ``record``: every episode's result
         self.counts = dict.fromkeys(("won", "lost", "last_hits", "bot_last_hits"), 0)
 
     def start(self, env, games: np.ndarray) -> None:
@@ -432,75 +445,77 @@ class MatchDrill(Drill):
     def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
         return self.flag_and_time(env, games)
 
-    def result(self, env, g: int, side: int) -> tuple[int, int, int, bool]:
-        """The learner's (outcome, its last hits, the bot's, its mid tier-1 tower stands) in game ``g`` now."""
+    def result(self, env, g: int) -> MatchResult:
+        """Game ``g``'s result for its learner now."""
+        side = int(1 - self.opponent_side[g])
         winner = int(env.game.winner[g])
-        outcome = UNDECIDED if winner < 0 else WON if winner == side else LOST
         hi, ui = env.game.state.hi, env.game.state.ui
         tower = SLOT_BUILDINGS + side * N_BUILDINGS_PER_TEAM + MID_TIER1
-        return (outcome, int(hi[g, self.heroes[side], LAST_HITS]), int(hi[g, self.heroes[1 - side], LAST_HITS]),
-                bool(ui[g, tower, ALIVE]))
+        return MatchResult(g, int(self.episode_index[g]), side,
+                           outcome=UNDECIDED if winner < 0 else WON if winner == side else LOST,
+                           last_hits=int(hi[g, self.heroes[side], LAST_HITS]),
+                           bot_last_hits=int(hi[g, self.heroes[1 - side], LAST_HITS]),
+                           tower_stands=bool(ui[g, tower, ALIVE]))
 
-    def succeeded(self, outcome: int, last_hits: int, bot_last_hits: int, tower_stands: bool) -> bool:
-        """The episode's success from its result (``result``): each match drill's own rule."""
+    def succeeded(self, result: MatchResult) -> bool:
+        """The episode's success from its result: each match drill's own rule."""
         raise NotImplementedError
 
     def after_decision(self, env, reward: np.ndarray, ended: np.ndarray) -> np.ndarray:
         """The game's reward stays; the episodes of the games the game's rules ended are scored."""
         for g in np.flatnonzero(ended & self.running.any(axis=1)):
-            side = int(1 - self.opponent_side[g])
-            outcome, hits, bot_hits, stands = self.result(env, int(g), side)
-            success = self.succeeded(outcome, hits, bot_hits, stands)
-            self.counts["won"] += outcome == WON
-            self.counts["lost"] += outcome == LOST
-            self.counts["last_hits"] += hits
-            self.counts["bot_last_hits"] += bot_hits
+            result = self.result(env, int(g))
+            self.counts["won"] += result.outcome == WON
+            self.counts["lost"] += result.outcome == LOST
+            self.counts["last_hits"] += result.last_hits
+            self.counts["bot_last_hits"] += result.bot_last_hits
             if self.record:
-                self.results.append((int(g), int(self.episode_index[g]), side, outcome, hits, bot_hits, stands))
-            self.finish(int(g), side, success, float(self.elapsed(env, np.array([g]))[0]))
+                self.results.append(result)
+            self.finish(int(g), result.side, self.succeeded(result), float(self.elapsed(env, np.array([g]))[0]))
         self.running[ended] = False
         self.episode_index[ended] += 1
         return np.zeros(self.n, bool)  # the drill ends no game
 
     def take_metrics(self) -> dict[str, float]:
-        out = super().take_metrics() if self.episodes else {"drill/episodes": 0.0, "drill/reached": 0.0}
+        out = super().take_metrics()
         out.update({f"drill/{key}": float(value) for key, value in self.counts.items()})
         self.counts = dict.fromkeys(self.counts, 0)
         return out
 
-    def records(self) -> list[tuple]:
+    def records(self) -> list[MatchResult]:
         return self.results
 
-    def figure(self, records: list[tuple]) -> dict:
+    def figure(self, records: list[MatchResult]) -> dict:
         """The success share (Wilson) and how the games went: the shares won, undecided and lost, the mean last
         hits of the learner and of the bot per game, and the share of games whose end found the learner's tower
         standing."""
         n = len(records)
-        success = sum(self.succeeded(*r[3:7]) for r in records)
+        success = sum(self.succeeded(r) for r in records)
         low, high = wilson_interval(success, n)
         share = (lambda k: round(k / n, 4)) if n else (lambda k: None)
+        mean = (lambda values: round(float(np.mean(values)), 2)) if n else (lambda values: None)
         return {"episodes": n, "reached": int(success), "success": share(success),
                 "ci95": [round(low, 4), round(high, 4)],
-                "won": share(sum(r[3] == WON for r in records)),
-                "undecided": share(sum(r[3] == UNDECIDED for r in records)),
-                "lost": share(sum(r[3] == LOST for r in records)),
-                "last_hits": round(float(np.mean([r[4] for r in records])), 2) if n else None,
-                "bot_last_hits": round(float(np.mean([r[5] for r in records])), 2) if n else None,
-                "tower_stands": share(sum(bool(r[6]) for r in records))}
+                "won": share(sum(r.outcome == WON for r in records)),
+                "undecided": share(sum(r.outcome == UNDECIDED for r in records)),
+                "lost": share(sum(r.outcome == LOST for r in records)),
+                "last_hits": mean([r.last_hits for r in records]),
+                "bot_last_hits": mean([r.bot_last_hits for r in records]),
+                "tower_stands": share(sum(r.tower_stands for r in records))}
 
 
 class HoldDrill(MatchDrill):
     name = "hold"
 
-    def succeeded(self, outcome: int, last_hits: int, bot_last_hits: int, tower_stands: bool) -> bool:
-        return outcome != LOST and tower_stands and last_hits > bot_last_hits
+    def succeeded(self, result: MatchResult) -> bool:
+        return result.outcome != LOST and result.tower_stands and result.last_hits > result.bot_last_hits
 
 
 class DuelDrill(MatchDrill):
     name = "duel"
 
-    def succeeded(self, outcome: int, last_hits: int, bot_last_hits: int, tower_stands: bool) -> bool:
-        return outcome == WON
+    def succeeded(self, result: MatchResult) -> bool:
+        return result.outcome == WON
 
 
 DRILLS = {"walk": WalkDrill, "lasthit": LastHitDrill, "hold": HoldDrill, "duel": DuelDrill}
