@@ -77,6 +77,8 @@ class RolloutConfig:
     sample_steps: int = setting(16, "LSTM unroll (BPTT) length of a sample, in decisions (paper: 16)")
     decision_steps: int = setting(1, "timesteps per decision: the policy acts every k-th timestep and heroes keep "
                                      "their orders between (paper: 1)")
+    lane_start: float = setting(0.0, "share of new 1v1 training games in which both heroes start in the mid lane, "
+                                     "ahead of their tier-1 tower, not in their fountain (paper: 0; training only)")
 
 
 # The weight of each reward event (fivestack.env.events), one key per event, the paper's table by default:
@@ -401,6 +403,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("rollout", "segment_steps"): (1, None, True, False),
     ("rollout", "sample_steps"): (1, None, True, False),
     ("rollout", "decision_steps"): (1, None, True, False),
+    ("rollout", "lane_start"): (0, 1, True, True),
     ("ppo", "learning_rate"): (0, 1, False, False),
     ("ppo", "adam_beta1"): (0, 1, True, False),
     ("ppo", "adam_beta2"): (0, 1, True, False),
@@ -540,6 +543,7 @@ def validate(config: TrainConfig) -> None:
                           f"(ppo.batch_samples = {config.ppo.batch_samples})")
     validate_asp(config)
     validate_drill(config)
+    validate_lane_start(config)
     pool, ev = config.pool, config.eval
     if pool.bot not in BOTS:
         raise ConfigError(f"pool.bot must be one of {list(BOTS)}, got {pool.bot!r}")
@@ -636,6 +640,21 @@ def validate_drill(config: TrainConfig) -> None:
     if d.seconds > config.game.max_seconds:
         raise ConfigError(f"drill.seconds ({d.seconds:g}) must be at most game.max_seconds "
                           f"({config.game.max_seconds:g}): the game would end before the episode")
+
+
+def validate_lane_start(config: TrainConfig) -> None:
+    """``rollout.lane_start`` moves both heroes of a 1v1 game at its start; the features that place heroes
+    themselves (drills, asymmetric self-play) own their games' starts."""
+    share = config.rollout.lane_start
+    if share == 0:
+        return
+    if config.game.mode != "1v1":
+        raise ConfigError(f"rollout.lane_start = {share:g} places the one hero of each side in the mid lane: use "
+                          f"--config configs/1v1.toml (game.mode='1v1'), or set rollout.lane_start=0")
+    for owner, value in (("drill.name", config.drill.name), ("asp.share", config.asp.share)):
+        if value:
+            raise ConfigError(f"rollout.lane_start = {share:g} and {owner} = {value!r} both place heroes at a game's "
+                              f"start: set rollout.lane_start=0 or turn {owner} off")
 
 
 def validate_walk(d: DrillConfig) -> None:

@@ -79,7 +79,7 @@ LINE_STEP = 32.0  # walk: the straight line to a point is checked this often (a 
 OWNER_DRILL_IDLE = -5  # the row owner of a hero that takes no part in a drill episode (beside pool.LATEST, pool.BOT,
                        # asp_moba's OWNER_ALICE -3 and OWNER_IDLE -4)
 LAST_HIT_REWARD = 1.0  # lasthit: reward per enemy lane creep the learner last-hits
-START_AHEAD = 300.0  # lasthit: the learner starts this far ahead of its own mid tier-1 tower, toward the river
+START_AHEAD = 300.0  # lasthit (and rollout.lane_start): a hero starts this far ahead of its mid tier-1 tower
 MID_TIER1 = 1  # the mid tier-1 tower's local building index (geometry.BUILDINGS: tier-1 towers of lanes 0, 1, 2)
 RESPAWN_JUMP = 300.0  # lasthit: a creep slot that moved this far in one timestep holds a new creep (~45 per step)
 
@@ -305,8 +305,9 @@ class WalkDrill(Drill):
         return reward, success
 
 
-def lasthit_start(side: int) -> tuple[float, float]:
-    """Where the learner of ``side`` starts: ``START_AHEAD`` ahead of its mid tier-1 tower along the mid lane."""
+def lane_start(side: int) -> tuple[float, float]:
+    """Where a hero of ``side`` starts in the mid lane: ``START_AHEAD`` ahead of its mid tier-1 tower, toward the
+    river (the last-hit drill's learner; both heroes of a ``rollout.lane_start`` game)."""
     x, y = BUILDING_POS[side][MID_TIER1]
     step = START_AHEAD / np.sqrt(2.0) * (1.0 if side == 0 else -1.0)
     return float(x + step), float(y + step)
@@ -342,7 +343,7 @@ class LastHitDrill(Drill):
         self.running[games, 1 - self.side[games]] = False  # the other hero is idle
         uf = env.game.state.uf
         for g in games:
-            uf[g, self.heroes[self.side[g]], [X, Y]] = lasthit_start(int(self.side[g]))
+            uf[g, self.heroes[self.side[g]], [X, Y]] = lane_start(int(self.side[g]))
         env.observe_games(games)  # the first observation sees the hero where it stands
         alive, xy = self._look(env)
         self.enemy_creeps[games], self.creep_xy[games] = alive[games], xy[games]

@@ -19,6 +19,7 @@ in list order. A hook implements only the points it needs (``RolloutHook`` has t
                    pool.bot_fraction     in one draw per game; the past versions' forward passes
     OpponentBots   pool.bot_fraction     the bot's actions for its rows, at every timestep
     Teacher        ppo.teacher           the teacher bot's action in each team's place, at every step
+    LaneStart      rollout.lane_start    a share of new 1v1 games begin with both heroes in the mid lane
     SelfPlay       asp.share             asymmetric self-play games (``asp_moba.MobaSelfPlay``): Alice's and the
                                          idle hero's rows, the goal input, Bob's reward, its own resets
     Drill          drill.name            a drill on every game (``drills.Drill``): the goal input, the drill's reward,
@@ -40,14 +41,14 @@ import numpy as np
 from fivestack.bots.agents import make_bot
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import no_orders
-from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS
+from fivestack.game.layout import HEROES_PER_TEAM, N_ACTION_FIELDS, X, Y
 from fivestack.game.patch import feature_mask, patch_features
 from fivestack.match.inference import InferenceRequest, InferenceResult
 from fivestack.model.policy import HEADS
 from fivestack.runs.config import TrainConfig
 from fivestack.system.annealing import draw_features
 from fivestack.system.asp_moba import OWNER_ALICE, OWNER_IDLE, MobaSelfPlay
-from fivestack.system.drills import OWNER_DRILL_IDLE, make_drill
+from fivestack.system.drills import OWNER_DRILL_IDLE, lane_start, make_drill
 from fivestack.system.pool import BOT, LATEST
 
 InferenceFn = Callable[[InferenceRequest], InferenceResult]
@@ -221,6 +222,31 @@ class Teacher(RolloutHook):
         worker.seconds["teacher"] += time.perf_counter() - t0
 
 
+class LaneStart(RolloutHook):
+    """``rollout.lane_start``: each new 1v1 game, with that probability, begins with both heroes in the mid lane
+    (``drills.lane_start``: just ahead of their own tier-1 tower) instead of their fountains, so that learning
+    meets the lane from its first decision; a hero that dies respawns in its fountain as in any game. Its own
+    random stream, so a run without it draws as before."""
+
+    def __init__(self, share: float, seed: int):
+        self.share = share
+        self.rng = np.random.default_rng([int(seed), 0x1A4E])
+        self.games_in_lane = 0  # since the last segment's info
+
+    def new_games(self, worker, games):
+        chosen = games[self.rng.random(games.size) < self.share]
+        uf = worker.env.game.state.uf
+        for side in (0, 1):
+            uf[chosen[:, None], worker.heroes[side], X] = lane_start(side)[0]
+            uf[chosen[:, None], worker.heroes[side], Y] = lane_start(side)[1]
+        worker.env.observe_games(chosen)  # the first observation sees the heroes where they stand
+        self.games_in_lane += chosen.size
+
+    def info(self, worker) -> dict:
+        games, self.games_in_lane = self.games_in_lane, 0
+        return {"lane_start": {"games/lane_start": float(games)}}
+
+
 class SelfPlay(RolloutHook):
     """Asymmetric self-play on ``asp.share`` of the game slots (``MobaSelfPlay``): Alice's and the idle hero's rows
     are not the learner's, Bob's reward replaces the game's, and these games end and restart by their own rules."""
@@ -311,6 +337,7 @@ def make_hooks(worker, config: TrainConfig, seed: int, first_seeds: np.ndarray,
     self_play = SelfPlay(worker, config, seed, first_seeds) if config.asp.share > 0 else None
     bots = OpponentBots(config.pool.bot, seed) if config.pool.bot_fraction > 0 else None
     teacher = Teacher(config.ppo.teacher, seed) if config.ppo.teacher else None
+    lane = LaneStart(config.rollout.lane_start, seed) if config.rollout.lane_start > 0 else None
     choice = Opponents(opponents, config.pool.bot_fraction) if opponents is not None or bots is not None else None
     drill = Drill(worker, config, seed) if config.drill.name else None
-    return [h for h in (worker.features, choice, bots, teacher, self_play, drill) if h is not None]
+    return [h for h in (worker.features, choice, bots, teacher, lane, self_play, drill) if h is not None]

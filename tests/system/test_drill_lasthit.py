@@ -13,7 +13,7 @@ from fivestack.game.layout import (A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMA
                                    SLOT_BUILDINGS, TEAM, X, Y)
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.drill_eval import do_nothing, drill_success
-from fivestack.system.drills import LAST_HIT_REWARD, MID_TIER1, OWNER_DRILL_IDLE, lasthit_start
+from fivestack.system.drills import LAST_HIT_REWARD, MID_TIER1, OWNER_DRILL_IDLE, lane_start
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.rollout_hooks import Drill
 
@@ -78,11 +78,11 @@ def test_learner_starts_ahead_of_its_tower_and_the_idle_hero_in_its_fountain_see
         np.testing.assert_array_equal(arr, before[name], err_msg=name)
     for g in range(4):
         s = int(drill.side[g])
-        np.testing.assert_allclose(uf[g, HEROES[s], [X, Y]], lasthit_start(s))
+        np.testing.assert_allclose(uf[g, HEROES[s], [X, Y]], lane_start(s))
         assert np.hypot(*(uf[g, HEROES[1 - s], [X, Y]] - FOUNTAIN[1 - s])) < 500.0
         assert drill.running[g].tolist() == [s == 0, s == 1] and drill.idle[g, 1 - s]
-    assert lasthit_start(0) == pytest.approx((6200 + 212.13, 6200 + 212.13), abs=0.1) and MID_TIER1 == 1
-    assert lasthit_start(1) == pytest.approx((9800 - 212.13, 9800 - 212.13), abs=0.1)
+    assert lane_start(0) == pytest.approx((6200 + 212.13, 6200 + 212.13), abs=0.1) and MID_TIER1 == 1
+    assert lane_start(1) == pytest.approx((9800 - 212.13, 9800 - 212.13), abs=0.1)
     goal = worker._view()["goal"]
     for g in range(4):
         s = int(drill.side[g])
