@@ -43,6 +43,9 @@ class GameConfig:
     # 1v1: the hero kills that end the game (the paper's 1v1: two); 0: kills never end it, only the first tower or
     # the time limit (a training-only rule: deaths cost their gold, experience and respawn time, not the game)
     duel_kills: int = DUEL_KILLS
+    # at the time limit the team ahead in net worth wins (terminated, with the win's reward) instead of an undecided
+    # (truncated) game; a tie stays undecided. A training-only rule (evaluation games are played to the paper's)
+    net_worth_wins: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -74,10 +77,12 @@ def xp_table() -> np.ndarray:
     return np.cumsum(per_level)
 
 
-def make_data(patch: Patch, n_games: int = 1, move_goals: str = PAPER_MOVE_GOALS, duel_kills: int = DUEL_KILLS) -> Data:
+def make_data(patch: Patch, n_games: int = 1, move_goals: str = PAPER_MOVE_GOALS, duel_kills: int = DUEL_KILLS,
+              net_worth_wins: bool = False) -> Data:
     """The read-only tables the kernels take as ``D``: the patch's and the map's, the move goals' table
-    (``layout.MOVE_GOALS[move_goals]``), the kills that end a 1v1 (``GameConfig.duel_kills``), and each game's
-    feature mask (the patch's features; ``GameBatch.reset`` sets a game's own when it starts)."""
+    (``layout.MOVE_GOALS[move_goals]``), the kills that end a 1v1 (``GameConfig.duel_kills``), whether the time
+    limit decides a game by net worth (``GameConfig.net_worth_wins``), and each game's feature mask (the patch's
+    features; ``GameBatch.reset`` sets a game's own when it starts)."""
     g = geometry
     return Data(
         hero_table=patch.hero_table, ability_table=patch.ability_table, item_table=patch.item_table,
@@ -87,7 +92,8 @@ def make_data(patch: Patch, n_games: int = 1, move_goals: str = PAPER_MOVE_GOALS
         building_row=g.BUILDING_ROW, building_protectors=g.BUILDING_PROTECTORS, building_needed=g.BUILDING_NEEDED,
         camps=g.CAMPS, big_neutral=g.BIG_NEUTRAL, rune_spots=g.RUNE_SPOTS, fountain=g.FOUNTAIN, ancient=g.ANCIENT,
         xp_table=xp_table(), move_offsets=np.array(MOVE_GOALS[move_goals], np.float64),
-        duel_kills=np.array([duel_kills], np.int64), features=np.full(n_games, patch.features, np.int64),
+        duel_kills=np.array([duel_kills], np.int64), net_worth_wins=np.array([int(net_worth_wins)], np.int64),
+        features=np.full(n_games, patch.features, np.int64),
     )
 
 
@@ -128,7 +134,8 @@ class GameBatch:
         self.patch = patch or Patch(self.config.patch)
         check_columns(self.patch)  # a patch's tables may have been edited after it was built
         self.n_games = n_games
-        self.data = make_data(self.patch, n_games, self.config.move_goals, self.config.duel_kills)
+        self.data = make_data(self.patch, n_games, self.config.move_goals, self.config.duel_kills,
+                              self.config.net_worth_wins)
         self.state = new_state(n_games, self.patch.item_builds.shape[1])
         self.scratch = Scratch(vision_sources=np.zeros((2, MAX_UNITS, 3), np.float32))
         self.mode = MODES[self.config.mode]

@@ -68,6 +68,7 @@ class Data(NamedTuple):
     xp_table: np.ndarray  # (26,) total experience needed to pass each level
     move_offsets: np.ndarray  # (N_OFFSET,) float64: world units from the hero of each offset cell of a move (MOVE_GOALS)
     duel_kills: np.ndarray  # (1,) int64: the hero kills that end a 1v1 game (GameConfig.duel_kills; 0: never)
+    net_worth_wins: np.ndarray  # (1,) int64: 1: a game at its time limit is won by the team ahead in net worth
     features: np.ndarray  # (games,) int64: each game's feature mask (patch.FEATURES bits), set when it starts
 
 

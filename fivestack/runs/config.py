@@ -62,12 +62,15 @@ class GameSettings:
                                                 "up to 9600 per axis (layout.MOVE_GOALS)")
     duel_kills: int = setting(DUEL_KILLS, "1v1: hero kills that end a training game (the paper's: 2); 0: only the "
                                           "tower or time (evaluation keeps 2)")
+    net_worth_wins: bool = setting(False, "a training game at its time limit is won by the team ahead in net worth "
+                                          "(the paper's: undecided; evaluation keeps that)")
 
     def game_config(self) -> GameConfig:
         """The training games' ``GameConfig`` (the rollout's and the clone recorder's)."""
         return GameConfig(mode=self.mode, max_seconds=self.max_seconds, training=self.training,
                           randomise=self.randomise, lineups=self.lineups, patch=self.patch,
-                          move_goals=self.move_goals, duel_kills=self.duel_kills)
+                          move_goals=self.move_goals, duel_kills=self.duel_kills,
+                          net_worth_wins=self.net_worth_wins)
 
 
 @dataclass
@@ -336,7 +339,8 @@ def _parse_literal(text: str) -> Any:
 
 # Keys added after runs were saved, with the value that every run saved before them played with (a config saved
 # without one is read with this value, not today's default): the paper's moves came before game.move_goals.
-SAVED_BEFORE = {"game.move_goals": PAPER_MOVE_GOALS, "game.duel_kills": DUEL_KILLS}
+SAVED_BEFORE = {"game.move_goals": PAPER_MOVE_GOALS, "game.duel_kills": DUEL_KILLS,
+                "game.net_worth_wins": False}
 
 # Keys that moved: old name -> new name. A file or override with an old name is one error naming the new one; a
 # config saved in an older checkpoint is read with its keys moved (``from_dict``).

@@ -66,6 +66,7 @@ def drill_success(infer: InferenceFn, config: TrainConfig, episodes: int = 200, 
     cfg.rollout.segment_steps = cfg.rollout.sample_steps  # short segments: stop soon after the last episode
     cfg.pool.past_fraction = 0.0
     cfg.game.duel_kills = DUEL_KILLS  # measured under the paper's 1v1 rule, as every evaluation (a training-only key)
+    cfg.game.net_worth_wins = False  # ... and its time limit (undecided), likewise
     worker = RolloutWorker(cfg, seed=seed)
     drill = next(h for h in worker.hooks if isinstance(h, Drill)).drill
     drill.record = True

@@ -12,10 +12,11 @@ from fivestack.game.kernels.behaviour import update_courier, update_creep, updat
 from fivestack.game.kernels.combat import deal_damage
 from fivestack.game.kernels.constants import FOUNTAIN_RADIUS
 from fivestack.game.kernels.creation import spawn_big_neutral, spawn_camp
-from fivestack.game.kernels.deaths import resolve_deaths
+from fivestack.game.kernels.deaths import end_game, resolve_deaths
 from fivestack.game.kernels.progression import give_gold, scripted_purchases
 from fivestack.game.kernels.spatial import build_grid
 from fivestack.game.kernels.spawning import pick_up, spawn_runes, spawn_wave
+from fivestack.game.kernels.stats import net_worth_leader
 from fivestack.game.layout import (
     AURA_REGEN, INVISIBLE, LIFETIME, ABILITY_CD, ACTIVE, AEGIS, ALIVE, ATTACK_READY, BUFF, BUYBACK_CD, CAMP_SIZE, DOT, DOT_DPS, DOT_SOURCE,
     DOUBLE_DAMAGE, DT, FRAMES_PER_SECOND, G_BIG_RESPAWN, G_DONE, G_FRAME, G_GLYPH_CD0, G_MAX_FRAMES, G_MODE, HASTE,
@@ -168,4 +169,8 @@ def frame_update(S, D, g):
                 scripted_purchases(S, D, g, h)
     pick_up(S, D, g)
     if gi[g, G_DONE] == 0 and frame >= gi[g, G_MAX_FRAMES]:
-        gi[g, G_DONE] = 2
+        leader = net_worth_leader(S, D, g) if D.net_worth_wins[0] != 0 else -1
+        if leader >= 0:  # GameConfig.net_worth_wins: the time limit decides the game (terminated, a win)
+            end_game(S, g, leader)
+        else:
+            gi[g, G_DONE] = 2

@@ -1,13 +1,13 @@
 """A hero's derived stats (armor, damage, attack period, speed, hp and mana pools) recomputed from its
-attributes, level and inventory (``refresh_hero``), and its net worth.
+attributes, level and inventory (``refresh_hero``), its net worth, and the team ahead in net worth.
 """
 
 from __future__ import annotations
 
 from fivestack.game.jit import kernel
 from fivestack.game.layout import (
-    AGI, ARMOR, ATTACK_PERIOD, DAMAGE, GOLD, HERO_TYPE, HP, HP_MAX, HP_REGEN, INT, IT_ID, MANA, MANA_MAX,
-    MANA_REGEN, MOVE_SPEED, N_INVENTORY, N_ITEM_SLOTS, STR,
+    ACTIVE, AGI, ARMOR, ATTACK_PERIOD, DAMAGE, GOLD, HERO_TYPE, HP, HP_MAX, HP_REGEN, INT, IT_ID, MANA, MANA_MAX,
+    HEROES_PER_TEAM, MANA_REGEN, MOVE_SPEED, N_INVENTORY, N_ITEM_SLOTS, STR,
 )
 from fivestack.game.patch import (
     H_ARMOR, H_ATTACK_TIME, H_DAMAGE, H_PRIMARY, H_SPEED, I_AGI, I_ARMOR, I_COST, I_DAMAGE, I_HP, I_HP_REGEN, I_INT,
@@ -69,3 +69,21 @@ def net_worth(S, D, g, h):
         if it >= 0:
             total += item_t[it, I_COST]
     return total
+
+
+@kernel
+def net_worth_leader(S, D, g):
+    """The team whose heroes in play (``ACTIVE``) hold more net worth in game ``g`` together; -1 on a tie."""
+    hi = S.hi
+    radiant = 0.0
+    dire = 0.0
+    for k in range(HEROES_PER_TEAM):
+        if hi[g, k, ACTIVE] != 0:
+            radiant += net_worth(S, D, g, k)
+        if hi[g, HEROES_PER_TEAM + k, ACTIVE] != 0:
+            dire += net_worth(S, D, g, HEROES_PER_TEAM + k)
+    if radiant > dire:
+        return 0
+    if dire > radiant:
+        return 1
+    return -1
