@@ -23,7 +23,9 @@ def games_metrics(games: list[dict]) -> dict[str, float]:
         return {}
     out = {"games/finished": float(len(games)), "games/minutes": float(np.mean([g["seconds"] for g in games]) / 60),
            "games/radiant_win_rate": float(np.mean([g["winner"] == 0 for g in games])),
-           "games/truncated": float(np.mean([g["truncated"] for g in games]))}
+           "games/truncated": float(np.mean([g["truncated"] for g in games])),
+           # reached the time limit, undecided or decided there (game.net_worth_wins): the stand-off's measure
+           "games/time_limit": float(np.mean([g.get("time_limit", g["truncated"]) for g in games]))}
     bot = [g for g in games if g.get("opponent") == BOT]
     if bot:
         out["games/vs_bot"] = float(len(bot))

@@ -341,7 +341,9 @@ class RolloutWorker:
             seg.outcome[i, 2 * g] = 0.5 if winner < 0 else float(winner == 0)
             seg.outcome[i, 2 * g + 1] = 0.5 if winner < 0 else float(winner == 1)
             self.results.append({"winner": winner, "seconds": float(info["seconds"][g]),
-                                 "truncated": bool(truncated[g]), "opponent": int(self.opponent_version[g]),
+                                 "truncated": bool(truncated[g]),
+                                 "time_limit": bool(info["seconds"][g] >= self.config.game.max_seconds),
+                                 "opponent": int(self.opponent_version[g]),
                                  "opponent_side": int(self.opponent_side[g]),
                                  "features": int(self.env.game.features[g])})
         self.env.reset_games(done, self.take_seeds(done.size), self.features.draw(done.size))

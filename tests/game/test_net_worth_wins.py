@@ -13,6 +13,8 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameBatch, GameConfig
 from fivestack.game.layout import ACTIVE, EV_WIN, GOLD, HEROES_PER_TEAM
 from fivestack.runs.config import load_config
+from fivestack.system.drill_eval import do_nothing
+from fivestack.system.metrics import games_metrics
 from fivestack.system.rollout import RolloutWorker
 
 SECONDS = 2.0  # each game's time limit here: 15 timesteps
@@ -72,3 +74,13 @@ def test_training_games_take_the_setting():
                                 "policy.lstm_size=16"])
     assert RolloutWorker(config, seed=0).env.game.data.net_worth_wins[0] == 1
     assert load_config(None, ["game.mode='1v1'"]).game.game_config().net_worth_wins is False  # the paper's
+
+
+def test_a_training_game_decided_at_the_limit_counts_as_a_time_limit_game_not_a_truncated_one():
+    config = load_config(None, ["game.mode='1v1'", "game.net_worth_wins=true", "game.max_seconds=2",
+                                "rollout.games=2", "rollout.segment_steps=16", "policy.lstm_size=16"])
+    worker = RolloutWorker(config, seed=0)
+    worker.env.game.state.hf[:, 0, GOLD] += 100.0  # Radiant ahead in both first games
+    first = worker.collect(do_nothing, team_spirit=0.0).info["games"][:2]
+    assert all(g["winner"] == 0 and not g["truncated"] and g["time_limit"] for g in first)
+    assert games_metrics(first)["games/time_limit"] == 1.0 and games_metrics(first)["games/truncated"] == 0.0
