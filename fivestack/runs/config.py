@@ -80,8 +80,8 @@ class RolloutConfig:
     sample_steps: int = setting(16, "LSTM unroll (BPTT) length of a sample, in decisions (paper: 16)")
     decision_steps: int = setting(1, "timesteps per decision: the policy acts every k-th timestep and heroes keep "
                                      "their orders between (paper: 1)")
-    lane_start: float = setting(0.0, "share of new 1v1 training games in which both heroes start in the mid lane, "
-                                     "ahead of their tier-1 tower, not in their fountain (paper: 0; training only)")
+    lane_start: float = setting(0.0, "share of new 1v1 training games whose heroes start in the mid lane, not the "
+                                     "fountain (paper: 0)")
 
 
 # The weight of each reward event (fivestack.env.events), one key per event, the paper's table by default:
