@@ -44,6 +44,7 @@ from typing import Callable, Iterator
 from fivestack.runs.config import TrainConfig
 from fivestack.system.annealing import Annealing
 from fivestack.system.evaluator import progress_ratings, rating_metrics
+from fivestack.system.metrics import lane_start_metrics
 from fivestack.system.run_state import RatingSchedule, RunState
 
 
@@ -160,6 +161,8 @@ class TrainingLoop:
         if self.annealing:
             share = report.feature_share if report.feature_share is not None else self.annealing.share(self.version)
             metrics.update(self.annealing.metrics(share, report.games))
+        if self.config.rollout.lane_start > 0:  # one rule for both runners: a segment's or an interval's counts
+            metrics.update(lane_start_metrics(report.games.get("lane_start", {})))
         self._log(self.version, self.agent_steps, metrics)
         self.collect_ratings()  # the ratings that finished (the ray evaluator is free again)
         if self._offer_rating():

@@ -231,7 +231,7 @@ class LaneStart(RolloutHook):
     def __init__(self, share: float, seed: int):
         self.share = share
         self.rng = np.random.default_rng([int(seed), 0x1A4E])
-        self.games_in_lane = 0  # since the last segment's info
+        self.games = self.in_lane = 0  # new games, and those begun in the lane, since the last segment's info
 
     def new_games(self, worker, games):
         chosen = games[self.rng.random(games.size) < self.share]
@@ -240,11 +240,13 @@ class LaneStart(RolloutHook):
             uf[chosen[:, None], worker.heroes[side], X] = lane_start(side)[0]
             uf[chosen[:, None], worker.heroes[side], Y] = lane_start(side)[1]
         worker.env.observe_games(chosen)  # the first observation sees the heroes where they stand
-        self.games_in_lane += chosen.size
+        self.games += games.size
+        self.in_lane += chosen.size
 
     def info(self, worker) -> dict:
-        games, self.games_in_lane = self.games_in_lane, 0
-        return {"lane_start": {"games/lane_start": float(games)}}
+        out = {"lane_start": {"games": self.games, "in_lane": self.in_lane}}  # metrics.lane_start_metrics
+        self.games = self.in_lane = 0
+        return out
 
 
 class SelfPlay(RolloutHook):

@@ -158,7 +158,6 @@ class SerialRunner(TrainingLoop):
         metrics.update(self.pool.summary())
         metrics.update(batch.info.get("asp", {}))  # asymmetric self-play games (asp.share), if any
         metrics.update(batch.info.get("drill", {}))  # the drill's episodes and successes (drill.name), if any
-        metrics.update(batch.info.get("lane_start", {}))  # games begun in the lane (rollout.lane_start), if any
         return Report(metrics, hero_steps / max(t2 - t0, 1e-9), batch.info, self.worker.feature_share)
 
     def _collect(self) -> tuple[SampleBatch, float]:

@@ -1,6 +1,7 @@
 """``rollout.lane_start`` (issue 30's stand-off): a share of new 1v1 training games begins with both heroes in the
 mid lane, just ahead of their own tier-1 tower, instead of in their fountains (``rollout_hooks.LaneStart``)."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,8 +12,10 @@ from fivestack.game.layout import X, Y
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.drill_eval import do_nothing
 from fivestack.system.drills import lane_start
+from fivestack.system.metrics import lane_start_metrics
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.rollout_hooks import LaneStart
+from fivestack.system.serial import SerialRunner
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SMALL = ["rollout.games=4", "policy.lstm_size=16", "rollout.segment_steps=16", "clone.bot=''",
@@ -63,17 +66,23 @@ def test_games_that_restart_in_a_segment_start_in_the_lane_too():
     assert len(starts) >= 4  # every slot restarted at least once
     for side in (0, 1):
         np.testing.assert_allclose(starts[:, side], np.tile(lane_start(side), (len(starts), 1)), atol=1e-3)
-    assert batch.info["lane_start"]["games/lane_start"] == 4 + len(starts)  # the first games and the restarts
+    # every game begun (the first four and the restarts) began in the lane: the share logged is 1
+    assert batch.info["lane_start"] == {"games": 4 + len(starts), "in_lane": 4 + len(starts)}
+    assert lane_start_metrics(batch.info["lane_start"]) == {"games/lane_start": 1.0}
 
 
 def test_a_share_starts_about_that_share_of_games_in_the_lane_with_its_own_draws():
     half, none = worker_of("rollout.lane_start=0.5"), worker_of()
     hook = next(h for h in half.hooks if isinstance(h, LaneStart))
-    hook.games_in_lane = 0
+    hook.games = hook.in_lane = 0
     games = np.arange(4)
     for _ in range(100):
         hook.new_games(half, games)
-    assert 170 <= hook.games_in_lane <= 230  # 400 draws at 0.5: 200 +- 30 is beyond 3 standard deviations (10)
+    assert hook.games == 400
+    assert 170 <= hook.in_lane <= 230  # 400 draws at 0.5: 200 +- 30 is beyond 3 standard deviations (10)
+    in_lane = hook.in_lane
+    assert lane_start_metrics(hook.info(half)["lane_start"]) == {"games/lane_start": in_lane / 400}
+    assert lane_start_metrics(hook.info(half)["lane_start"]) == {}  # counts taken: no new game, nothing logged
     # the worker's own random stream is untouched by the hook's draws: a run without it draws as before
     assert half.rng.bit_generator.state == none.rng.bit_generator.state
     assert not any(isinstance(h, LaneStart) for h in none.hooks)
@@ -94,3 +103,22 @@ def test_config_rules_5v5_and_drills():
         load_config(CONFIGS / "5v5.toml", ["rollout.lane_start=1"])
     with pytest.raises(ConfigError, match="drill.name"):
         load_config(CONFIGS / "drill-lasthit.toml", ["rollout.lane_start=1"])
+
+
+@pytest.mark.parametrize("share, expected", [(1.0, {1.0}), (0.0, set())])
+def test_a_serial_run_logs_the_share_of_its_games_begun_in_the_lane(tmp_path, share, expected):
+    """Every segment's record holds ``games/lane_start`` (all of its games in the lane at a share of 1); a run
+    without the option logs no such key."""
+    config = load_config(CONFIGS / "1v1.toml", [*SMALL, f"run.runs_dir='{tmp_path}'", "run.name='lane'",
+                                                "game.max_seconds=2.0", "rollout.games=2", "rollout.segment_steps=32",
+                                                "ppo.batch_samples=4", "ppo.steps_per_version=1", "run.torch_threads=1",
+                                                "eval.every_versions=0", "run.max_versions=2",
+                                                f"rollout.lane_start={share}"])
+    runner = SerialRunner(config)
+    runner.run()
+    runner.close()
+    lines = [json.loads(line) for line in (runner.run_dir / "metrics.jsonl").read_text().splitlines()]
+    segments = [r for r in lines if "throughput/agent_steps_per_s" in r]
+    assert len(segments) == 2
+    assert {r["games/lane_start"] for r in segments if "games/lane_start" in r} == expected
+    assert all("games/lane_start" in r for r in segments) == bool(expected)

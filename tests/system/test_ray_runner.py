@@ -127,7 +127,10 @@ def test_ray_run_advances_versions_and_reports_data_quality(ray_cluster, tmp_pat
 
 @pytest.mark.slow
 def test_ray_run_without_shared_memory_sends_requests_as_ray_calls(ray_cluster, tmp_path):
-    runner = RayRunner(small(tmp_path, "calls", "run.max_versions=3", "ray.shared_memory=false"), say=lambda m: None)
+    """... and logs the share of its games begun in the lane (``rollout.lane_start``: all of them here), summed
+    over the rollout actors' segments of each interval by the controller."""
+    runner = RayRunner(small(tmp_path, "calls", "run.max_versions=3", "ray.shared_memory=false",
+                             "rollout.lane_start=1.0", "game.max_seconds=2.0"), say=lambda m: None)
     try:
         final = runner.run()
     finally:
@@ -137,6 +140,8 @@ def test_ray_run_without_shared_memory_sends_requests_as_ray_calls(ray_cluster, 
     shares = [r["rollout/shared_memory_share"] for r in lines if "rollout/shared_memory_share" in r]
     assert shares and all(share == 0.0 for share in shares)
     assert any(r.get("inference/requests_per_batch", 0) > 0 for r in lines)
+    lane = [r["games/lane_start"] for r in lines if "games/lane_start" in r]
+    assert lane and all(share == 1.0 for share in lane)
 
 
 @pytest.mark.slow

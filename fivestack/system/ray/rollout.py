@@ -166,4 +166,5 @@ class RolloutActor:
                 "version": int(batch.version.min()), "games": info["games"], "event_sums": info["event_sums"],
                 "reward_abs_mean": info["reward_abs_mean"], "inference_calls": self.calls,
                 "channel_calls": self.channel_calls, "deliveries_in_flight": in_flight,
-                "games_started": info["games_started"], "games_with_feature": info["games_with_feature"]})
+                "games_started": info["games_started"], "games_with_feature": info["games_with_feature"],
+                "lane_start": info.get("lane_start", {})})
