@@ -23,8 +23,6 @@ from fivestack.runs.validation import (  # noqa: F401 (read from here by others)
     DEVICES, DRILL_NAMES, GOAL_WIDTH, MATCH_DRILL_BOTS, RANGES, ConfigError, validate)
 
 
-
-
 def setting(default: Any, doc: str) -> Any:
     """A config field and its one-line doc (``fivestack train --show-config`` prints both)."""
     return field(default=default, metadata={"doc": doc})
@@ -205,8 +203,6 @@ class AnnealConfig:
     slowdown: float = setting(0.5, "each revert multiplies the rate (share per version) by this (paper: slower)")
 
 
-
-
 @dataclass
 class AspConfig:
     """Asymmetric self-play games mixed into 1v1 training (``system/asp_moba.py``, repeat mode); share 0: off."""
@@ -223,8 +219,6 @@ class AspConfig:
                                         "(fivestack.asp.rewards)")
     alice_learning_rate: float = setting(0.003, "Alice's RMSProp learning rate (REINFORCE with a baseline)")
     alice_batch: int = setting(16, "finished self-play episodes per update of Alice")
-
-
 
 
 @dataclass
@@ -435,4 +429,3 @@ def to_toml(config: TrainConfig) -> str:
             lines.append(f"{key} = {text}")
         lines.append("")
     return "\n".join(lines)
-

@@ -237,8 +237,9 @@ class LaneStart(RolloutHook):
         chosen = games[self.rng.random(games.size) < self.share]
         uf = worker.env.game.state.uf
         for side in (0, 1):
-            uf[chosen[:, None], worker.heroes[side], X] = lane_start(side)[0]
-            uf[chosen[:, None], worker.heroes[side], Y] = lane_start(side)[1]
+            x, y = lane_start(side)
+            uf[chosen[:, None], worker.heroes[side], X] = x
+            uf[chosen[:, None], worker.heroes[side], Y] = y
         worker.env.observe_games(chosen)  # the first observation sees the heroes where they stand
         self.games += games.size
         self.in_lane += chosen.size

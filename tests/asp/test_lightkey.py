@@ -150,6 +150,23 @@ def test_episodes_are_dealt_as_the_authors_did():
         assert (np.abs(s[:, list(a)] - s[:, list(b)]).sum(1) > 0).all()   # distinct cells
 
 
+def test_the_easier_target_stages_start_lit_or_open_and_change_nothing_else():
+    """``target_lit`` / ``target_open`` (the stages benchmark) change only the target rows' light and door; the
+    self-play rows and every placement are drawn as in the paper's task from the same seed."""
+    target = np.arange(400) % 2 == 0
+    paper, easy = LightKey(400), LightKey(400, target_lit=True, target_open=True)
+    paper.reset(np.random.default_rng(5), target)
+    easy.reset(np.random.default_rng(5), target)
+    assert (easy.state[target, LIGHT] == 1).all() and (easy.state[target, OPEN] == 1).all()
+    assert (paper.state[target, LIGHT] == 0).all() and (paper.state[target, OPEN] == 0).all()
+    others = [c for c in range(len(COLUMNS)) if c not in (LIGHT, OPEN)]
+    assert (easy.state[:, others] == paper.state[:, others]).all()
+    assert (easy.state[~target] == paper.state[~target]).all()
+    lit_only = LightKey(400, target_lit=True)
+    lit_only.reset(np.random.default_rng(5), target)
+    assert (lit_only.state[target, LIGHT] == 1).all() and (lit_only.state[target, OPEN] == 0).all()
+
+
 def test_random_alice_stops_after_a_uniform_number_of_moves_in_1_to_40():
     rng = np.random.default_rng(0)
     alice = RandomAlice(6, lightkey.config().random_alice_steps)

@@ -66,10 +66,15 @@ class LightKey(ASPEnvBase):
     num_actions = 6
     state_dim = len(COLUMNS)
 
-    def __init__(self, n: int, size: int = 6, p_light_off: float = 0.5, t_max_target: int = 80):
+    def __init__(self, n: int, size: int = 6, p_light_off: float = 0.5, t_max_target: int = 80,
+                 target_lit: bool = False, target_open: bool = False):
+        """``target_lit`` / ``target_open`` start the target task with the light already on / the door already
+        open: easier stages of it for diagnosis (``benchmarks/asp_lightkey_stages.py``); the paper's task has
+        both off (the defaults)."""
         if size < 4:
             raise ValueError(f"size {size}: the wall's line is drawn from 2..size-2, so size must be at least 4")
         self.n, self.size, self.p_light_off, self.t_max_target = n, size, p_light_off, t_max_target
+        self.target_lit, self.target_open = bool(target_lit), bool(target_open)
         self.cells = size * size
         # words (see _words): row and column of 4 objects, wall orientation (2) and line, door place and
         # open / closed (2), light on. The input is (s_t words, goal words, z).
@@ -122,8 +127,8 @@ class LightKey(ASPEnvBase):
         s[:, [AR, AC]], s[:, [LR, LC]], s[:, [KR, KC]] = own[:, 0], own[:, 1], own[:, 2]
         goal = self._place(rng, s, 1, -own_side)[:, 0]
         s[:, [GR, GC]] = np.where(target[:, None], goal, -1)
-        s[:, LIGHT] = np.where(target, 0, rng.random(n) >= self.p_light_off)
-        s[:, OPEN] = np.where(target, 0, rng.random(n) < 0.5)
+        s[:, LIGHT] = np.where(target, self.target_lit, rng.random(n) >= self.p_light_off)
+        s[:, OPEN] = np.where(target, self.target_open, rng.random(n) < 0.5)
         self.state = s
 
     def step(self, actions, moving, target):
