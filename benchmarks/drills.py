@@ -6,6 +6,7 @@ beside two baselines on the same scenario.
     python benchmarks/drills.py --drill lasthit --agent-steps 2000000 --seed 0
     python benchmarks/drills.py --drill hold --agent-steps 3000000 --seed 0     # the lane against scripted-weak
     python benchmarks/drills.py --drill duel --agent-steps 10000000 --seed 0    # 1v1 against scripted
+    python benchmarks/drills.py --drill lasthit --agent-steps 0 --bot scripted  # no training: what the bot does
 
 Training uses ``configs/drill-DRILL.toml`` plus ``--set`` overrides (passed through as they are, e.g. a game
 setting to compare), with the serial runner; training stops between segments once the run has the budget's
@@ -15,6 +16,10 @@ agent-steps. Then three players play the same ``--episodes`` hero episodes (the 
     trained     the policy at the end of the budget
     untrained   the run's version 0 (fresh weights with the run's seed)
     do_nothing  every hero gets no order (``fivestack.game.engine.no_orders``)
+
+and, with ``--bot NAME`` (repeatable), a bot in the learner's place as a reference (``drill_eval.BotPlayer``:
+deciding when the learner decides, under ``bots``); ``--agent-steps 0`` trains nothing and measures only the
+untrained, do-nothing and bot players.
 
 The result is one JSON line: the drill, seed, agent-steps trained, each player's success share with its 95% Wilson
 interval (``fivestack.match.games.wilson_interval``) and the mean game seconds of its successes (lasthit: last hits,
@@ -40,7 +45,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from fivestack.match.inference import Inference
 from fivestack.runs.config import DRILL_NAMES, load_config
-from fivestack.system.drill_eval import do_nothing, drill_success, untrained
+from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success, untrained
 from fivestack.system.serial import SerialRunner
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -78,39 +83,51 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eval-seed", type=int, default=12345, help="the measured episodes' games and points")
     parser.add_argument("--greedy", action="store_true", help="the trained policy plays its most likely actions")
     parser.add_argument("--runs-dir", default="runs")
+    parser.add_argument("--bot", dest="bots", action="append", default=[],
+                        help="also measure this bot in the learner's place (scripted, scripted-weak, random)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="section.key=value")
     args = parser.parse_args(argv)
-    if args.agent_steps < 1 or args.episodes < 1:
-        parser.error("--agent-steps and --episodes must be at least 1")
+    if args.agent_steps < 0 or args.episodes < 1:
+        parser.error("--agent-steps must be at least 0 and --episodes at least 1")
+    try:
+        bots = {name: BotPlayer(name) for name in args.bots}
+    except ValueError as e:
+        parser.error(f"--bot: {e}")
     t_start = time.monotonic()
     name = f"drill-{args.drill}-seed{args.seed}-{int(time.time())}-{os.getpid()}"  # two started at once: two runs
     config = load_config(CONFIGS / f"drill-{args.drill}.toml", [
         f"run.seed={args.seed}", f"run.name='{name}'", f"run.runs_dir='{args.runs_dir}'", "eval.every_versions=0",
         *args.overrides, "run.minutes=0"])
-    runner = SerialRunner(config)
     bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,.0f}/{task.total:,.0f}"),
                    TimeElapsedColumn(), console=Console(stderr=True))
     out = {"benchmark": "drills", "drill": args.drill, "seed": args.seed, "budget_agent_steps": args.agent_steps}
+    runner = SerialRunner(config) if args.agent_steps else None
     with bar:
-        task = bar.add_task("training (agent-steps)", total=args.agent_steps)
-        ended = runner.run(on_progress=lambda p: bar.update(task, completed=min(runner.agent_steps, args.agent_steps)),
-                           stop=lambda: runner.agent_steps >= args.agent_steps)
-        runner.close()
-        if ended.signal is not None:  # SIGTERM / Ctrl-C: stop, do not measure a run cut short
-            sys.exit(f"stopped by signal {ended.signal} at {runner.agent_steps:,} agent-steps (run {runner.run_dir})")
-        out.update(agent_steps=runner.agent_steps, version=runner.version, run=str(runner.run_dir),
-                   train_seconds=round(time.monotonic() - t_start, 1))
-        players = {"trained": Inference(runner.policy, seed=args.eval_seed, greedy=args.greedy),
-                   "untrained": untrained(config, seed=args.eval_seed), "do_nothing": do_nothing}
-        for player, infer in players.items():
-            if isinstance(infer, Inference) and player == "trained":
-                infer.value_scale = runner.optimizer.value_scale
+        def measure(player: str, infer) -> dict:
             task = bar.add_task(f"{player} ({args.drill}, episodes)", total=args.episodes)
-            result = drill_success(infer, config, args.episodes, args.eval_seed,
-                                   on_progress=lambda done, total, t=task: bar.update(t, completed=done, total=total))
-            out[player] = result
+            return drill_success(infer, config, args.episodes, args.eval_seed,
+                                 on_progress=lambda done, total: bar.update(task, completed=done, total=total))
+
+        if runner is not None:
+            task = bar.add_task("training (agent-steps)", total=args.agent_steps)
+            ended = runner.run(on_progress=lambda p: bar.update(task, completed=min(runner.agent_steps,
+                                                                                    args.agent_steps)),
+                               stop=lambda: runner.agent_steps >= args.agent_steps)
+            runner.close()
+            if ended.signal is not None:  # SIGTERM / Ctrl-C: stop, do not measure a run cut short
+                sys.exit(f"stopped by signal {ended.signal} at {runner.agent_steps:,} agent-steps (run {runner.run_dir})")
+            out.update(agent_steps=runner.agent_steps, version=runner.version, run=str(runner.run_dir),
+                       train_seconds=round(time.monotonic() - t_start, 1))
+            trained = Inference(runner.policy, seed=args.eval_seed, greedy=args.greedy)
+            trained.value_scale = runner.optimizer.value_scale
+            out["trained"] = measure("trained", trained)
+        out["untrained"] = measure("untrained", untrained(config, seed=args.eval_seed))
+        out["do_nothing"] = measure("do_nothing", do_nothing)
+        if bots:
+            out["bots"] = {name: measure(f"bot {name}", player) for name, player in bots.items()}
     out.update(eval_policy="greedy" if args.greedy else "sampled", eval_seed=args.eval_seed,
-               during_training=training_summary(runner.run_dir / "metrics.jsonl"), overrides=args.overrides,
+               during_training=training_summary(runner.run_dir / "metrics.jsonl") if runner else {},
+               overrides=args.overrides,
                drill_config=vars(config.drill), wall_seconds=round(time.monotonic() - t_start, 1),
                cpu_cores=os.cpu_count())
     print(json.dumps(out), flush=True)

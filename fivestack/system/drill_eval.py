@@ -6,6 +6,10 @@
     do_nothing(request)                            an ``InferenceFn`` whose every hero gets no order (stands still)
     untrained(config)                              an ``Inference`` of fresh weights (``run.seed``'s, as a run's
                                                    version 0)
+    BotPlayer("scripted")                          a bot in the learner's place (a reference, not a baseline: what
+                                                   the game's own bot makes of the drill), deciding when the
+                                                   learner decides (``rollout.decision_steps``) and keeping its
+                                                   orders in between, as the learner does
 
 The episodes are played by a ``RolloutWorker`` with the drill's hook, as in training (no second loop): the worker
 plays whole segments until every game slot has finished its first q episodes (both heroes' episodes of its first q
@@ -25,8 +29,10 @@ import copy
 import math
 from typing import Callable
 
+import numpy as np
 import torch
 
+from fivestack.bots.agents import make_bot
 from fivestack.game.engine import no_orders
 from fivestack.game.layout import DUEL_KILLS
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult
@@ -34,7 +40,8 @@ from fivestack.model.policy import Policy
 from fivestack.runs.config import TrainConfig
 from fivestack.system.rollout import InferenceFn, RolloutWorker
 from fivestack.system.drills import DRILLS
-from fivestack.system.rollout_hooks import Drill, bot_result
+from fivestack.system.pool import LATEST
+from fivestack.system.rollout_hooks import Drill, bot_result, bot_row_actions
 
 MOST_GAMES = 32  # game slots of an evaluation's worker
 
@@ -52,10 +59,29 @@ def untrained(config: TrainConfig, seed: int = 0) -> Inference:
     return Inference(Policy(config.policy, config.game.patch), seed=seed)
 
 
-def drill_success(infer: InferenceFn, config: TrainConfig, episodes: int = 200, seed: int = 12345,
+class BotPlayer:
+    """The bot ``name`` (``fivestack.bots.agents.BOTS``) playing the learner's heroes of a drill. It reads the game,
+    not the observation, so ``drill_success`` binds it to the worker that plays the episodes (``bind``); the rows
+    it is asked for are the learner's, in the order the worker asks (``RolloutWorker.row_owners``)."""
+
+    def __init__(self, name: str, seed: int = 0):
+        self.name, self.seed = name, seed
+        make_bot(name, 0, seed)  # an unknown name fails here, before any game is played
+
+    def bind(self, worker: RolloutWorker) -> InferenceFn:
+        bots = [make_bot(self.name, team, self.seed) for team in (0, 1)]
+
+        def infer(request: InferenceRequest) -> InferenceResult:
+            rows = np.flatnonzero(worker.row_owners() == LATEST)
+            return bot_result(bot_row_actions(bots, worker.env, rows, worker.heroes), request.state, 0)
+        return infer
+
+
+def drill_success(infer: InferenceFn | BotPlayer, config: TrainConfig, episodes: int = 200, seed: int = 12345,
                   on_progress: Callable[[int, int], None] | None = None) -> dict:
-    """Play at least ``episodes`` hero episodes of ``config``'s drill with ``infer``; returns the drill's figure
-    over them (``Drill.figure``: walk, hold and duel {"episodes", "reached", "success", "ci95", ...})."""
+    """Play at least ``episodes`` hero episodes of ``config``'s drill with ``infer`` (or a ``BotPlayer``); returns
+    the drill's figure over them (``Drill.figure``: walk, hold and duel {"episodes", "reached", "success", "ci95",
+    ...})."""
     if not config.drill.name:
         raise ValueError("drill_success needs a drill: set drill.name (e.g. drill.name='walk')")
     heroes = DRILLS[config.drill.name].heroes_per_game  # hero episodes per game episode
@@ -68,6 +94,8 @@ def drill_success(infer: InferenceFn, config: TrainConfig, episodes: int = 200, 
     cfg.game.duel_kills = DUEL_KILLS  # measured under the paper's 1v1 rule, as every evaluation (a training-only key)
     cfg.game.net_worth_wins = False  # ... and its time limit (undecided), likewise
     worker = RolloutWorker(cfg, seed=seed)
+    if isinstance(infer, BotPlayer):
+        infer = infer.bind(worker)
     drill = next(h for h in worker.hooks if isinstance(h, Drill)).drill
     drill.record = True
     total = heroes * games * per_slot

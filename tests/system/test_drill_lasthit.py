@@ -12,7 +12,7 @@ from fivestack.game.layout import (A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMA
                                    K_CREEP_MELEE, K_CREEP_RANGED, KIND, N_BUILDINGS_PER_TEAM, N_HEROES,
                                    SLOT_BUILDINGS, TEAM, X, Y)
 from fivestack.runs.config import ConfigError, load_config
-from fivestack.system.drill_eval import do_nothing, drill_success
+from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success
 from fivestack.system.drills import LAST_HIT_REWARD, MID_TIER1, OWNER_DRILL_IDLE, lane_start
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.rollout_hooks import Drill
@@ -171,6 +171,19 @@ def test_do_nothing_last_hits_nothing_of_the_creeps_that_die():
     assert result["episodes"] == 4 and result["last_hits"] == 0 and result["success"] == 0.0
     assert result["creep_deaths"] >= 4  # the first waves meet mid at ~0:25 and fight: a real denominator
     assert result["ci95"][0] == 0.0 and 0.0 < result["ci95"][1] < 0.6
+
+
+def test_the_scripted_bot_in_the_learners_place_takes_last_hits():
+    """The reference player: the bot's orders reach the learner's hero (not the idle one, whose rows are not the
+    learner's), so it last-hits creeps of the same games in which doing nothing takes none."""
+    result = drill_success(BotPlayer("scripted"), lasthit_config("drill.seconds=45"), episodes=4, seed=5)
+    assert result["episodes"] == 4 and result["creep_deaths"] >= 4
+    assert result["last_hits"] >= 2 and result["success"] > 0.15
+
+
+def test_an_unknown_bot_is_named_with_the_choices():
+    with pytest.raises(ValueError, match="unknown bot 'scriptd'.*scripted"):
+        BotPlayer("scriptd")
 
 
 @pytest.mark.parametrize("overrides, key", [
