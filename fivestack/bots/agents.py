@@ -101,9 +101,14 @@ BOTS = {"random": RandomTeamAgent, "scripted": ScriptedTeamAgent, "scripted-weak
 
 def make_bot(name: str, team: int, seed: int = 0) -> TeamAgent:
     """The bot ``name`` (a key of ``BOTS``) for ``team`` (0 Radiant, 1 Dire)."""
+    check_bot_name(name)
+    return BOTS[name](team, seed)
+
+
+def check_bot_name(name: str) -> None:
+    """One clear error for a name that is not a bot, naming the choices."""
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r}; choose one of {sorted(BOTS)}")
-    return BOTS[name](team, seed)
 
 
 def play_step(env: BatchedEnv, radiant: TeamAgent, dire: TeamAgent):

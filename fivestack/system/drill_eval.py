@@ -32,7 +32,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from fivestack.bots.agents import make_bot
+from fivestack.bots.agents import check_bot_name, make_bot
 from fivestack.game.engine import no_orders
 from fivestack.game.layout import DUEL_KILLS
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult
@@ -65,8 +65,8 @@ class BotPlayer:
     it is asked for are the learner's, in the order the worker asks (``RolloutWorker.row_owners``)."""
 
     def __init__(self, name: str, seed: int = 0):
+        check_bot_name(name)  # before any game is played
         self.name, self.seed = name, seed
-        make_bot(name, 0, seed)  # an unknown name fails here, before any game is played
 
     def bind(self, worker: RolloutWorker) -> InferenceFn:
         bots = [make_bot(self.name, team, self.seed) for team in (0, 1)]

@@ -69,8 +69,9 @@ class Progress:
 @dataclass
 class Report:
     """What a runner's step reports: its metrics, the agent-steps per second it ran at, and the games it started
-    (a dict with ``games_started`` and ``games_with_feature``: annealing's counts) with the share of the annealed
-    feature they were drawn with (None: the share at the current version)."""
+    (a dict with ``games_started``, and the hooks' counts among them: ``games_with_feature`` for annealing,
+    ``games_in_lane`` for ``rollout.lane_start``) with the share of the annealed feature they were drawn with
+    (None: the share at the current version)."""
 
     metrics: dict[str, float]
     agent_steps_per_s: float
@@ -162,7 +163,7 @@ class TrainingLoop:
             share = report.feature_share if report.feature_share is not None else self.annealing.share(self.version)
             metrics.update(self.annealing.metrics(share, report.games))
         if self.config.rollout.lane_start > 0:  # one rule for both runners: a segment's or an interval's counts
-            metrics.update(lane_start_metrics(report.games.get("lane_start", {})))
+            metrics.update(lane_start_metrics(report.games))
         self._log(self.version, self.agent_steps, metrics)
         self.collect_ratings()  # the ratings that finished (the ray evaluator is free again)
         if self._offer_rating():

@@ -50,9 +50,10 @@ def experience_metrics(hero_steps: int, event_sums: np.ndarray, games: list[dict
 
 def lane_start_metrics(counts: dict) -> dict[str, float]:
     """``games/lane_start``: the share of the new training games begun in the lane (``rollout.lane_start``), from
-    the counts of a segment (serial) or a logging interval (ray); nothing when no game began in it."""
-    games = int(counts.get("games", 0))
-    return {"games/lane_start": int(counts.get("in_lane", 0)) / games} if games else {}
+    the counts (``games_started``, ``games_in_lane``) of a segment's info (serial) or a logging interval's sums
+    (ray); nothing when no game began in it."""
+    games = int(counts.get("games_started", 0))
+    return {"games/lane_start": int(counts.get("games_in_lane", 0)) / games} if games else {}
 
 
 def mean_metrics(records: list[dict[str, float]]) -> dict[str, float]:

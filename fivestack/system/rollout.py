@@ -150,6 +150,7 @@ class RolloutWorker:
         self.next_seed = int(seed) * 1_000_003
         first_seeds = self.take_seeds(self.n_games)
         self.obs = self.env.reset(first_seeds, self.features.draw(self.n_games))
+        self.games_started = self.n_games  # games begun since the last segment's info (the hooks count their kinds)
         self.opponent_version = np.full(self.n_games, LATEST, np.int64)  # per game: LATEST, BOT or a past version
         self.opponent_side = np.zeros(self.n_games, np.int64)  # the team the past version plays
         self.self_play_games = np.zeros(self.n_games, bool)  # games with players of their own (SelfPlay sets them)
@@ -347,6 +348,7 @@ class RolloutWorker:
                                  "opponent_side": int(self.opponent_side[g]),
                                  "features": int(self.env.game.features[g])})
         self.env.reset_games(done, self.take_seeds(done.size), self.features.draw(done.size))
+        self.games_started += done.size
         self._new_games(done)
 
     def _finish(self, seg: Segment, infer: InferenceFn, keep_all: bool) -> SampleBatch:
@@ -372,7 +374,9 @@ class RolloutWorker:
                 "past_opponent_steps": int((~seg.learner).sum()) * per_row,
                 "learner_inference_seconds": self.seconds["learner"], "past_inference_seconds": self.seconds["past"],
                 "teacher_seconds": self.seconds["teacher"], "bot_seconds": self.seconds["bots"],
-                "past_forward_passes": self.past_passes, "decisions": seg.steps, "asp": {}}
-        for hook in self.hooks:  # games_started and games_with_feature, the self-play metrics ("asp")
+                "past_forward_passes": self.past_passes, "decisions": seg.steps, "asp": {},
+                "games_started": self.games_started}
+        self.games_started = 0
+        for hook in self.hooks:  # games_with_feature, games_in_lane, the self-play metrics ("asp")
             info.update(hook.info(self))
         return info

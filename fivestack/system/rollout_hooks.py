@@ -128,19 +128,18 @@ class GameFeatures(RolloutHook):
         self.share = share
         self.rng = np.random.default_rng([int(seed), 0xFEA7])
         self.base = patch_features(config.game.patch)
-        self.games_started = self.games_with_feature = 0  # since the last segment
+        self.games_with_feature = 0  # new games drawn with the feature since the last segment
 
     def draw(self, n: int) -> np.ndarray | None:
         if not self.feature:
             return None
         drawn = draw_features(self.rng, n, self.share, self.feature)
-        self.games_started += n
         self.games_with_feature += int((drawn != 0).sum())
         return self.base | drawn
 
     def info(self, worker) -> dict:
-        out = {"games_started": self.games_started, "games_with_feature": self.games_with_feature}
-        self.games_started = self.games_with_feature = 0
+        out = {"games_with_feature": self.games_with_feature}
+        self.games_with_feature = 0
         return out
 
 
@@ -231,7 +230,7 @@ class LaneStart(RolloutHook):
     def __init__(self, share: float, seed: int):
         self.share = share
         self.rng = np.random.default_rng([int(seed), 0x1A4E])
-        self.games = self.in_lane = 0  # new games, and those begun in the lane, since the last segment's info
+        self.games_in_lane = 0  # new games begun in the lane since the last segment's info (the worker counts all)
 
     def new_games(self, worker, games):
         chosen = games[self.rng.random(games.size) < self.share]
@@ -241,12 +240,11 @@ class LaneStart(RolloutHook):
             uf[chosen[:, None], worker.heroes[side], X] = x
             uf[chosen[:, None], worker.heroes[side], Y] = y
         worker.env.observe_games(chosen)  # the first observation sees the heroes where they stand
-        self.games += games.size
-        self.in_lane += chosen.size
+        self.games_in_lane += chosen.size
 
     def info(self, worker) -> dict:
-        out = {"lane_start": {"games": self.games, "in_lane": self.in_lane}}  # metrics.lane_start_metrics
-        self.games = self.in_lane = 0
+        out = {"games_in_lane": self.games_in_lane}  # metrics.lane_start_metrics, beside the worker's games_started
+        self.games_in_lane = 0
         return out
 
 

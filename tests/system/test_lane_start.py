@@ -67,22 +67,22 @@ def test_games_that_restart_in_a_segment_start_in_the_lane_too():
     for side in (0, 1):
         np.testing.assert_allclose(starts[:, side], np.tile(lane_start(side), (len(starts), 1)), atol=1e-3)
     # every game begun (the first four and the restarts) began in the lane: the share logged is 1
-    assert batch.info["lane_start"] == {"games": 4 + len(starts), "in_lane": 4 + len(starts)}
-    assert lane_start_metrics(batch.info["lane_start"]) == {"games/lane_start": 1.0}
+    assert batch.info["games_started"] == batch.info["games_in_lane"] == 4 + len(starts)
+    assert lane_start_metrics(batch.info) == {"games/lane_start": 1.0}
 
 
 def test_a_share_starts_about_that_share_of_games_in_the_lane_with_its_own_draws():
     half, none = worker_of("rollout.lane_start=0.5"), worker_of()
     hook = next(h for h in half.hooks if isinstance(h, LaneStart))
-    hook.games = hook.in_lane = 0
+    hook.games_in_lane = 0
     games = np.arange(4)
     for _ in range(100):
         hook.new_games(half, games)
-    assert hook.games == 400
-    assert 170 <= hook.in_lane <= 230  # 400 draws at 0.5: 200 +- 30 is beyond 3 standard deviations (10)
-    in_lane = hook.in_lane
-    assert lane_start_metrics(hook.info(half)["lane_start"]) == {"games/lane_start": in_lane / 400}
-    assert lane_start_metrics(hook.info(half)["lane_start"]) == {}  # counts taken: no new game, nothing logged
+    in_lane = hook.games_in_lane
+    assert 170 <= in_lane <= 230  # 400 draws at 0.5: 200 +- 30 is beyond 3 standard deviations (10)
+    assert lane_start_metrics({"games_started": 400, **hook.info(half)}) == {"games/lane_start": in_lane / 400}
+    assert hook.info(half) == {"games_in_lane": 0}  # counts taken
+    assert lane_start_metrics({"games_started": 0, "games_in_lane": 0}) == {}  # no new game: nothing logged
     # the worker's own random stream is untouched by the hook's draws: a run without it draws as before
     assert half.rng.bit_generator.state == none.rng.bit_generator.state
     assert not any(isinstance(h, LaneStart) for h in none.hooks)

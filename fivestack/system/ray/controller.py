@@ -44,7 +44,7 @@ class ControllerActor:
         return {"segments": 0, "hero_steps": 0, "simulation_s": 0.0, "inference_s": 0.0, "send_s": 0.0,
                 "wall_s": 0.0, "behind": [], "games": [], "event_sums": np.zeros(len(EVENT_NAMES)),
                 "reward_abs_mean": [], "inference_calls": 0, "channel_calls": 0, "in_flight": [],
-                "games_started": 0, "games_with_feature": 0, "lane_start": {"games": 0, "in_lane": 0}}
+                "games_started": 0, "games_with_feature": 0, "games_in_lane": 0}
 
     # versions
     def publish(self, version: int, params: list, value_scale: float) -> None:
@@ -102,10 +102,8 @@ class ControllerActor:
             self.pool.record_games(info["games"])
             r["event_sums"] += np.asarray(info["event_sums"])
             r["reward_abs_mean"].append(float(info["reward_abs_mean"]))
-            r["games_started"] += int(info.get("games_started", 0))
-            r["games_with_feature"] += int(info.get("games_with_feature", 0))
-            for key, count in info.get("lane_start", {}).items():  # rollout.lane_start's counts
-                r["lane_start"][key] += int(count)
+            for key in ("games_started", "games_with_feature", "games_in_lane"):  # annealing's and lane_start's
+                r[key] += int(info.get(key, 0))
 
     def take_rollout_stats(self) -> tuple[int, dict]:
         with self.lock:

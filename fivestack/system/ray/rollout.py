@@ -166,5 +166,5 @@ class RolloutActor:
                 "version": int(batch.version.min()), "games": info["games"], "event_sums": info["event_sums"],
                 "reward_abs_mean": info["reward_abs_mean"], "inference_calls": self.calls,
                 "channel_calls": self.channel_calls, "deliveries_in_flight": in_flight,
-                "games_started": info["games_started"], "games_with_feature": info["games_with_feature"],
-                "lane_start": info.get("lane_start", {})})
+                "games_started": info["games_started"], "games_with_feature": info.get("games_with_feature", 0),
+                "games_in_lane": info.get("games_in_lane", 0)})
