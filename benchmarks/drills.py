@@ -7,6 +7,7 @@ beside two baselines on the same scenario.
     python benchmarks/drills.py --drill hold --agent-steps 3000000 --seed 0     # the lane against scripted-weak
     python benchmarks/drills.py --drill duel --agent-steps 10000000 --seed 0    # 1v1 against scripted
     python benchmarks/drills.py --drill lasthit --agent-steps 0 --bot scripted  # no training: what the bot does
+    python benchmarks/drills.py --drill lasthit --run runs/drill-lasthit-seed0-... --greedy   # a finished run
 
 Training uses ``configs/drill-DRILL.toml`` plus ``--set`` overrides (passed through as they are, e.g. a game
 setting to compare), with the serial runner; training stops between segments once the run has the budget's
@@ -19,7 +20,9 @@ agent-steps. Then three players play the same ``--episodes`` hero episodes (the 
 
 and, with ``--bot NAME`` (repeatable), a bot in the learner's place as a reference (``drill_eval.BotPlayer``:
 deciding when the learner decides, under ``bots``); ``--agent-steps 0`` trains nothing and measures only the
-untrained, do-nothing and bot players.
+untrained, do-nothing and bot players. ``--run RUN[:VERSION]`` trains nothing either: the trained player is that
+run's policy (its latest checkpoint, or the version named), measured with the run's own config (its seed, drill
+and overrides; ``--seed`` and ``--set`` do not apply), e.g. a finished run measured again with ``--greedy``.
 
 The result is one JSON line: the drill, seed, agent-steps trained, each player's success share with its 95% Wilson
 interval (``fivestack.match.games.wilson_interval``) and the mean game seconds of its successes (lasthit: last hits,
@@ -40,9 +43,11 @@ import sys
 import time
 from pathlib import Path
 
+import torch
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from fivestack.match.agents import load_run_policy, parse_run_spec
 from fivestack.match.inference import Inference
 from fivestack.runs.config import DRILL_NAMES, load_config
 from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success, untrained
@@ -86,22 +91,37 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bot", dest="bots", action="append", default=[],
                         help="also measure this bot in the learner's place (scripted, scripted-weak, random)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="section.key=value")
+    parser.add_argument("--run", help="measure this run's policy (RUN or RUN:VERSION) instead of training one")
     args = parser.parse_args(argv)
     if args.agent_steps < 0 or args.episodes < 1:
         parser.error("--agent-steps must be at least 0 and --episodes at least 1")
+    if args.run is not None and args.overrides:
+        parser.error("--run measures a run with its own config: drop --set (start a new run to change a setting)")
     try:
         bots = {name: BotPlayer(name) for name in args.bots}
     except ValueError as e:
         parser.error(f"--bot: {e}")
     t_start = time.monotonic()
     name = f"drill-{args.drill}-seed{args.seed}-{int(time.time())}-{os.getpid()}"  # two started at once: two runs
-    config = load_config(CONFIGS / f"drill-{args.drill}.toml", [
-        f"run.seed={args.seed}", f"run.name='{name}'", f"run.runs_dir='{args.runs_dir}'", "eval.every_versions=0",
-        *args.overrides, "run.minutes=0"])
+    if args.run is not None:
+        try:
+            policy, config, version = load_run_policy(args.run)
+        except ValueError as e:  # CheckpointError included: not a run, no such version, a damaged checkpoint
+            sys.exit(f"--run: {e}")
+        if config.drill.name != args.drill:
+            sys.exit(f"--run: {args.run} trained drill {config.drill.name or '(none)'!r}, not {args.drill!r}; pass "
+                     f"--drill {config.drill.name or 'NAME'} or another run")
+    else:
+        config = load_config(CONFIGS / f"drill-{args.drill}.toml", [
+            f"run.seed={args.seed}", f"run.name='{name}'", f"run.runs_dir='{args.runs_dir}'",
+            "eval.every_versions=0", *args.overrides, "run.minutes=0"])
     bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,.0f}/{task.total:,.0f}"),
                    TimeElapsedColumn(), console=Console(stderr=True))
-    out = {"benchmark": "drills", "drill": args.drill, "seed": args.seed, "budget_agent_steps": args.agent_steps}
-    runner = SerialRunner(config) if args.agent_steps else None
+    if config.run.torch_threads > 0:  # as SerialRunner sets them for training (two jobs on 2 cores: set 1)
+        torch.set_num_threads(config.run.torch_threads)
+    out = {"benchmark": "drills", "drill": args.drill, "seed": config.run.seed,
+           "budget_agent_steps": 0 if args.run else args.agent_steps}
+    runner = SerialRunner(config) if args.agent_steps and args.run is None else None
     with bar:
         def measure(player: str, infer) -> dict:
             task = bar.add_task(f"{player} ({args.drill}, episodes)", total=args.episodes)
@@ -121,12 +141,16 @@ def main(argv: list[str] | None = None) -> None:
             trained = Inference(runner.policy, seed=args.eval_seed, greedy=args.greedy)
             trained.value_scale = runner.optimizer.value_scale
             out["trained"] = measure("trained", trained)
+        elif args.run is not None:
+            out.update(run=args.run, version=version)
+            out["trained"] = measure("trained", Inference(policy, seed=args.eval_seed, greedy=args.greedy))
         out["untrained"] = measure("untrained", untrained(config, seed=args.eval_seed))
         out["do_nothing"] = measure("do_nothing", do_nothing)
         if bots:
             out["bots"] = {name: measure(f"bot {name}", player) for name, player in bots.items()}
+    run_dir = runner.run_dir if runner else parse_run_spec(args.run)[0] if args.run else None
     out.update(eval_policy="greedy" if args.greedy else "sampled", eval_seed=args.eval_seed,
-               during_training=training_summary(runner.run_dir / "metrics.jsonl") if runner else {},
+               during_training=training_summary(run_dir / "metrics.jsonl") if run_dir else {},
                overrides=args.overrides,
                drill_config=vars(config.drill), wall_seconds=round(time.monotonic() - t_start, 1),
                cpu_cores=os.cpu_count())

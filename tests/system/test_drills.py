@@ -205,3 +205,41 @@ def test_the_drill_config_trains_from_scratch():
     assert config.pool.bot_fraction == 0 and config.pool.past_fraction == 0
     assert load_config().drill.name == ""  # off by default
     assert CELL == 128.0
+
+
+def test_the_benchmark_measures_a_finished_run_again_as_it_measured_it_at_the_end(tmp_path):
+    """``benchmarks/drills.py --run RUN`` trains nothing and measures the run's latest policy with the run's own
+    config: on the same episodes (``--eval-seed``) it reads the figure the training invocation printed, and the
+    mistakes (another drill, ``--set`` beside ``--run``, a folder that is not a run) are one clear line each."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "drills.py"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+    def bench(*args):
+        return subprocess.run([sys.executable, str(script), "--episodes", "8", *args], capture_output=True,
+                              text=True, env=env, cwd=tmp_path, timeout=600)
+
+    trained = bench("--drill", "lasthit", "--agent-steps", "2000", "--runs-dir", "runs", "--set", "run.torch_threads=1",
+                    "--set", "drill.seconds=45.0", "--set", "ppo.batch_samples=4", "--set", "ppo.steps_per_version=2",
+                    *[a for item in SMALL for a in ("--set", item)])
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    first = json.loads(trained.stdout.strip().splitlines()[-1])
+    assert first["trained"] != first["untrained"]  # a figure that reads the weights (the learner last-hits)
+    again = bench("--drill", "lasthit", "--run", first["run"])
+    assert again.returncode == 0, again.stderr[-3000:]
+    second = json.loads(again.stdout.strip().splitlines()[-1])
+    assert second["version"] == first["version"] > 0 and second["budget_agent_steps"] == 0
+    for player in ("trained", "untrained", "do_nothing"):
+        assert second[player] == first[player], player
+    assert second["during_training"] == first["during_training"]  # the run's own curve
+
+    other = bench("--drill", "walk", "--run", first["run"])
+    assert other.returncode != 0 and "trained drill 'lasthit', not 'walk'" in other.stderr
+    with_set = bench("--drill", "lasthit", "--run", first["run"], "--set", "ppo.clip=0.1")
+    assert with_set.returncode != 0 and "drop --set" in with_set.stderr
+    missing = bench("--drill", "lasthit", "--run", str(tmp_path / "nope"))
+    assert missing.returncode != 0 and "not a run folder" in missing.stderr
