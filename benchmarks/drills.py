@@ -43,7 +43,6 @@ import sys
 import time
 from pathlib import Path
 
-import torch
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -51,7 +50,7 @@ from fivestack.match.agents import load_run_policy, parse_run_spec
 from fivestack.match.inference import Inference
 from fivestack.runs.config import DRILL_NAMES, load_config
 from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success, untrained
-from fivestack.system.serial import SerialRunner
+from fivestack.system.serial import SerialRunner, use_torch_threads
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
@@ -117,8 +116,7 @@ def main(argv: list[str] | None = None) -> None:
             "eval.every_versions=0", *args.overrides, "run.minutes=0"])
     bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,.0f}/{task.total:,.0f}"),
                    TimeElapsedColumn(), console=Console(stderr=True))
-    if config.run.torch_threads > 0:  # as SerialRunner sets them for training (two jobs on 2 cores: set 1)
-        torch.set_num_threads(config.run.torch_threads)
+    use_torch_threads(config)
     out = {"benchmark": "drills", "drill": args.drill, "seed": config.run.seed,
            "budget_agent_steps": 0 if args.run else args.agent_steps}
     runner = SerialRunner(config) if args.agent_steps and args.run is None else None

@@ -48,6 +48,11 @@ def experience_metrics(hero_steps: int, event_sums: np.ndarray, games: list[dict
     return out
 
 
+# the counts of new games in a segment's info: every game the worker started, and the hooks' kinds among them
+# (annealing's feature, rollout.lane_start); the ray controller sums them over an interval
+GAME_COUNTS = ("games_started", "games_with_feature", "games_in_lane")
+
+
 def lane_start_metrics(counts: dict) -> dict[str, float]:
     """``games/lane_start``: the share of the new training games begun in the lane (``rollout.lane_start``), from
     the counts (``games_started``, ``games_in_lane``) of a segment's info (serial) or a logging interval's sums

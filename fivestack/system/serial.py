@@ -36,13 +36,19 @@ from fivestack.system.rollout import RolloutWorker
 from fivestack.system.run_state import RunState, load_run, model_mismatch, save_run
 
 
+def use_torch_threads(config: TrainConfig) -> None:
+    """``run.torch_threads`` for this process (0: torch's default), for training and for the evaluations that a
+    script runs without training (two jobs on 2 cores: set 1)."""
+    if config.run.torch_threads > 0:
+        torch.set_num_threads(config.run.torch_threads)
+
+
 class SerialRunner(TrainingLoop):
     """The ``Runner`` of one process: ``run`` (the ``TrainingLoop``'s) trains until the budget, ``close`` releases
     the evaluator and the logs; ``version``, ``agent_steps`` and ``run_dir`` say where the run stands."""
 
     def __init__(self, config: TrainConfig, resume: Path | None = None, say: Callable[[str], None] = say_line):
-        if config.run.torch_threads > 0:
-            torch.set_num_threads(config.run.torch_threads)
+        use_torch_threads(config)
         passes = config.ppo.sample_reuse
         if passes < 1 or passes != int(passes):
             raise ConfigError(f"ppo.sample_reuse = {passes:g}: the serial runner makes that many passes over each "

@@ -13,6 +13,7 @@ import ray
 from fivestack.game.layout import EVENT_NAMES
 from fivestack.runs.config import from_dict
 from fivestack.system.controller import Controller
+from fivestack.system.metrics import GAME_COUNTS
 from fivestack.system.pool import OpponentPool
 from fivestack.system.run_state import RunState, save_run
 from fivestack.system.ray.messages import KEEP_VERSIONS, to_torch, to_numpy
@@ -44,7 +45,7 @@ class ControllerActor:
         return {"segments": 0, "hero_steps": 0, "simulation_s": 0.0, "inference_s": 0.0, "send_s": 0.0,
                 "wall_s": 0.0, "behind": [], "games": [], "event_sums": np.zeros(len(EVENT_NAMES)),
                 "reward_abs_mean": [], "inference_calls": 0, "channel_calls": 0, "in_flight": [],
-                "games_started": 0, "games_with_feature": 0, "games_in_lane": 0}
+                **dict.fromkeys(GAME_COUNTS, 0)}
 
     # versions
     def publish(self, version: int, params: list, value_scale: float) -> None:
@@ -102,8 +103,8 @@ class ControllerActor:
             self.pool.record_games(info["games"])
             r["event_sums"] += np.asarray(info["event_sums"])
             r["reward_abs_mean"].append(float(info["reward_abs_mean"]))
-            for key in ("games_started", "games_with_feature", "games_in_lane"):  # annealing's and lane_start's
-                r[key] += int(info.get(key, 0))
+            for key in GAME_COUNTS:  # annealing's and lane_start's
+                r[key] += int(info[key])
 
     def take_rollout_stats(self) -> tuple[int, dict]:
         with self.lock:

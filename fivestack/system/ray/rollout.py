@@ -15,6 +15,7 @@ from fivestack.runs.config import from_dict
 from fivestack.system.distributed import normalizer_widths, observation_moments
 from fivestack.match.inference import Inference
 from fivestack.match.inference import InferenceRequest, InferenceResult
+from fivestack.system.metrics import GAME_COUNTS
 from fivestack.system.optimizer import team_spirit_at
 from fivestack.system.pool import OpponentPool, PastOpponents
 from fivestack.system.ray import channel
@@ -166,5 +167,4 @@ class RolloutActor:
                 "version": int(batch.version.min()), "games": info["games"], "event_sums": info["event_sums"],
                 "reward_abs_mean": info["reward_abs_mean"], "inference_calls": self.calls,
                 "channel_calls": self.channel_calls, "deliveries_in_flight": in_flight,
-                "games_started": info["games_started"], "games_with_feature": info.get("games_with_feature", 0),
-                "games_in_lane": info.get("games_in_lane", 0)})
+                **{key: info.get(key, 0) for key in GAME_COUNTS}})  # a hook that is off counts nothing
