@@ -8,6 +8,7 @@
             a report: its metrics (and annealing's) logged; ratings: the finished ones taken, the pool's newest
                       version offered when a rating is due; a Progress for on_progress
             a checkpoint every run.checkpoint_minutes
+        runner._last_report(): the statistics gathered since the last report, logged (nothing is dropped)
         runner._stop_components(); a last checkpoint; runner._stopped(path); "stopped by signal N" if one came
 
 Who owns what:
@@ -143,6 +144,9 @@ class TrainingLoop:
                     rate = progress.agent_steps_per_s
                     if on_progress is not None:
                         on_progress(progress)
+            last = self._last_report()
+            if last is not None:
+                self._log_report(last)
         self._stop_components()
         path = self.checkpoint(elapsed())
         self._stopped(path)
@@ -157,7 +161,16 @@ class TrainingLoop:
         return bool(budget and elapsed >= budget) or bool(max_versions and self.version >= max_versions)
 
     def _report(self, report: Report, elapsed: float, budget: float) -> Progress:
-        """Log a step's report (with annealing's metrics), take and offer ratings; the progress it makes."""
+        """Log a step's report, take and offer ratings; the progress it makes."""
+        self._log_report(report)
+        self.collect_ratings()  # the ratings that finished (the ray evaluator is free again)
+        if self._offer_rating():
+            self.collect_ratings()  # an in-process evaluator rates at once
+        return Progress(self.version, self.agent_steps, report.agent_steps_per_s, elapsed, budget,
+                        dict(self.state.win_rates))
+
+    def _log_report(self, report: Report) -> None:
+        """Log a report's metrics with annealing's and the lane start's, at the current version."""
         metrics = report.metrics
         if self.annealing:
             share = report.feature_share if report.feature_share is not None else self.annealing.share(self.version)
@@ -165,11 +178,6 @@ class TrainingLoop:
         if self.config.rollout.lane_start > 0:  # one rule for both runners: a segment's or an interval's counts
             metrics.update(lane_start_metrics(report.games))
         self._log(self.version, self.agent_steps, metrics)
-        self.collect_ratings()  # the ratings that finished (the ray evaluator is free again)
-        if self._offer_rating():
-            self.collect_ratings()  # an in-process evaluator rates at once
-        return Progress(self.version, self.agent_steps, report.agent_steps_per_s, elapsed, budget,
-                        dict(self.state.win_rates))
 
     def feature_share(self) -> float:
         """The share of new games with the annealed feature at the current version (0 without one)."""
@@ -244,6 +252,11 @@ class TrainingLoop:
     def _step(self) -> Report | None:
         """One step of the run; a report when there is one to log (else None)."""
         raise NotImplementedError
+
+    def _last_report(self) -> Report | None:
+        """When the loop ends: what happened since the last report, if a runner holds any (the serial runner
+        reports every step; the ray runner gathers every ``ray.log_seconds``)."""
+        return None
 
     def _log(self, version: int, agent_steps: int, metrics: dict[str, float]) -> None:
         raise NotImplementedError

@@ -126,6 +126,20 @@ def test_ray_run_advances_versions_and_reports_data_quality(ray_cluster, tmp_pat
 
 
 @pytest.mark.slow
+def test_a_ray_run_that_ends_before_its_first_report_logs_what_it_trained(ray_cluster, tmp_path):
+    """The driver gathers the actors' statistics every ``ray.log_seconds``; when the loop ends it gathers the last
+    interval too, so a run that reaches ``run.max_versions`` first (as a short resumed run can) still logs it."""
+    runner = RayRunner(small(tmp_path, "short", "run.max_versions=2", "ray.log_seconds=600"), say=lambda m: None)
+    try:
+        final = runner.run()
+    finally:
+        runner.close()
+    trained = [r for r in records(tmp_path / "short") if "staleness/mean" in r]
+    assert len(trained) == 1, "one record: the interval the loop ended in"
+    assert trained[0]["version"] >= 2 and 0 < trained[0]["agent_steps"] <= final.agent_steps
+
+
+@pytest.mark.slow
 def test_ray_run_without_shared_memory_sends_requests_as_ray_calls(ray_cluster, tmp_path):
     """... and logs the share of its games begun in the lane (``rollout.lane_start``: all of them here), summed
     over the rollout actors' segments of each interval by the controller."""

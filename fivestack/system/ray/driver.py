@@ -203,6 +203,14 @@ class RayRunner(TrainingLoop):
         if now - self.last_log < self.config.ray.log_seconds:
             self.version = ray.get(self.controller.latest_version.remote())
             return None
+        return self._interval_report(now)
+
+    def _last_report(self) -> Report | None:
+        """The statistics since the last interval's report: a run that stops between two reports (or ends before its
+        first, as a short resumed run can) still logs them."""
+        return self._interval_report(time.monotonic())
+
+    def _interval_report(self, now: float) -> Report:
         metrics, rollouts = self._gather(now - self.last_log)
         self.last_log = now
         return Report(metrics, metrics.get("throughput/agent_steps_per_s", 0.0), rollouts)
