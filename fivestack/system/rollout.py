@@ -188,10 +188,12 @@ class RolloutWorker:
 
     def redraw_opponents(self) -> None:
         """Choose every game's opponent again, before the worker's first decision (e.g. once the opponent pool has
-        been filled after the worker was made); a game in progress never changes opponents."""
+        been filled after the worker was made); a game in progress never changes opponents. Only the opponents:
+        the games are not started again (a lane start or a drill episode is not placed or counted twice)."""
         if self.played:
             raise RuntimeError("redraw_opponents is for a worker that has not played yet: games are in progress")
-        self._new_games(np.arange(self.n_games))
+        for hook in self.hooks:
+            hook.redraw_opponents(self, np.arange(self.n_games))
 
     def row_owners(self) -> np.ndarray:
         """(T,) who plays each team row: LATEST, BOT, the past version of that game, or a hook's player

@@ -4,6 +4,7 @@
 in list order. A hook implements only the points it needs (``RolloutHook`` has them all, as no-ops):
 
     new_games(worker, games)              games the worker just (re)started: choose who plays them
+    redraw_opponents(worker, games)       choose those games' opponents again, before any play (only ``Opponents``)
     claim_rows(worker, owners)            the team rows its players take (``RolloutWorker.row_owners``)
     plays(owner) / act(worker, ...)       whether it plays the rows of an owner code, and their actions per decision
     between_steps(worker, env_actions, owners)  their actions at the timesteps between decisions
@@ -91,6 +92,9 @@ class RolloutHook:
     def new_games(self, worker, games: np.ndarray) -> None:
         pass
 
+    def redraw_opponents(self, worker, games: np.ndarray) -> None:
+        pass
+
     def claim_rows(self, worker, owners: np.ndarray) -> None:
         pass
 
@@ -167,6 +171,9 @@ class Opponents(RolloutHook):
             worker.opponent_side[g] = worker.rng.integers(2)
         if self.opponents is not None:
             self.opponents.in_play(np.unique(worker.opponent_version[worker.opponent_version >= 0]))
+
+    def redraw_opponents(self, worker, games: np.ndarray) -> None:
+        self.new_games(worker, games)
 
     def plays(self, owner: int) -> bool:
         return owner >= 0

@@ -165,7 +165,8 @@ def test_a_worker_runs_at_most_k_past_forward_passes_per_decision(tmp_path):
 def test_redraw_opponents_draws_from_a_pool_filled_after_the_worker_was_made_and_only_before_play(tmp_path):
     config = load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='redraw'", "game.mode='1v1'",
                                 "rollout.games=8", "rollout.segment_steps=16", "policy.lstm_size=16",
-                                "run.torch_threads=1", "eval.every_versions=0", "pool.past_fraction=1.0"])
+                                "run.torch_threads=1", "eval.every_versions=0", "pool.past_fraction=1.0",
+                                "rollout.lane_start=1.0"])
     pool = OpponentPool(config.pool, tmp_path / "pool")
     worker = RolloutWorker(config, seed=1, opponents=PastOpponents(pool, config.policy))
     assert (worker.opponent_version == LATEST).all()  # the pool was empty
@@ -173,6 +174,8 @@ def test_redraw_opponents_draws_from_a_pool_filled_after_the_worker_was_made_and
     pool.add(10, Policy(config.policy).state_dict())
     worker.redraw_opponents()
     assert set(np.unique(worker.opponent_version).tolist()) <= {0, 10} and (worker.opponent_version >= 0).all()
-    worker.collect(Inference(Policy(config.policy), seed=0), team_spirit=0.3)
+    batch = worker.collect(Inference(Policy(config.policy), seed=0), team_spirit=0.3)
+    # only the opponents were drawn again: the eight games were started (and placed in the lane) once
+    assert batch.info["games_started"] == batch.info["games_in_lane"] == 8
     with pytest.raises(RuntimeError, match="games are in progress"):
         worker.redraw_opponents()
