@@ -7,7 +7,8 @@ docstring. They read the game state (``S``, ``D``) and, for the unit rows, the s
 this file's order:
 
     encode_global          ``global``         GL_* (GL_CREEP_BALANCE: patch 0.3's ``creep_balance``)
-    encode_units           ``units``          U_*   (one ``encode_unit`` row per filled slot)
+    encode_units           ``units``          U_*   (one ``encode_unit`` row per filled slot; U_ATTACK_READY: patch
+                                              0.4's ``attack_ready``)
     encode_heroes          ``heroes`` + ``hero_ids``       HX_*  (all ten heroes, enemies only while seen;
                                                           ``hero_ids``: every hero in the game, public)
     encode_modifiers       ``modifiers``      MODIFIERS x (active, seconds left)
@@ -35,7 +36,8 @@ from fivestack.env.spaces import (
     HX_DOUBLE_DAMAGE, HX_ENEMY, HX_GOLD, HX_HASTE, HX_HP_FRAC, HX_INT, HX_KILLS, HX_LAST_HITS, HX_LEVEL,
     HX_MANA_FRAC, HX_NET_WORTH, HX_RESPAWN, HX_SEEN, HX_STR, HX_TELEPORTING, HX_TYPE, HX_XP_FRAC, IF_ACTIVE,
     IF_ARMOR, IF_ATTRIBUTES, IF_CHARGES, IF_COOLDOWN, IF_COST, IF_DAMAGE, IF_INVENTORY, IF_PRESENT, IF_READY,
-    IF_TARGET, MINIMAP, PK_KIND, PK_PRESENT, PK_X, PK_Y, U_ALLY, U_ARMOR, U_ATTACK_PERIOD, U_ATTACKING, U_DAMAGE,
+    IF_TARGET, MINIMAP, PK_KIND, PK_PRESENT, PK_X, PK_Y, U_ALLY, U_ARMOR, U_ATTACK_PERIOD, U_ATTACK_READY,
+    U_ATTACKING, U_DAMAGE,
     U_ENEMY, U_FACING_COS, U_FACING_SIN, U_HP, U_HP_DELTA, U_HP_FRAC, U_HP_MAX, U_INVULNERABLE, U_KIND, U_LANE,
     U_LEVEL, U_MAGIC_RES, U_MANA_FRAC, U_NEUTRAL, U_RANGE, U_SEEN, U_SILENCED, U_SLOWED, U_SPEED, U_STUNNED,
     U_TARGET_IS_HERO, U_VISION, U_X, U_Y,
@@ -43,9 +45,10 @@ from fivestack.env.spaces import (
 from fivestack.game import kernels as K
 from fivestack.game.jit import kernel
 from fivestack.game.lanes import lane_distance
-from fivestack.game.patch import F_CREEP_BALANCE
+from fivestack.game.patch import F_ATTACK_READY, F_CREEP_BALANCE
 from fivestack.game.layout import (
     ABILITY_CD, ABILITY_LEVEL, ACTIVE, AEGIS, AGI, ALIVE, ARMOR, ASSIGNED_LANE, ASSISTS, ATTACK_PERIOD, ATTACK_RANGE,
+    ATTACK_READY,
     BUFF, BUILD_POS, BUYBACK_CD, DAMAGE, DAMAGE_DEALT, DEATHS, DENIES, DOT, DOUBLE_DAMAGE, FACING,
     FRAMES_PER_SECOND, FRAMES_PER_STEP, G_AEGIS_ON_GROUND, G_BARRACKS_LOST0, G_BIG_RESPAWN, G_COURIER_TARGET0,
     G_FRAME, G_GLYPH_CD0, G_KILLS0, G_MAX_FRAMES, G_MODE, G_RUNE0, G_TOWERS_LOST0, GOLD, HASTE, HERO_TYPE,
@@ -183,6 +186,8 @@ def encode_unit(S, D, g, team, u, row):
     elif kind == K_TOWER:
         row[U_LEVEL] = ui[g, u, SUBTYPE] / 4.0
     row[U_LANE] = (ui[g, u, LANE] + 1) / 3.0
+    if row.shape[0] > U_ATTACK_READY and D.features[g] & F_ATTACK_READY:  # patch 0.4's observation feature
+        row[U_ATTACK_READY] = max(uf[g, u, ATTACK_READY], 0.0) / FRAMES_PER_SECOND
 
 
 # ====================================================================== the team's view of each hero

@@ -44,6 +44,9 @@ U_INVULNERABLE = 40  # glyph or tier protection
 U_LEVEL = 41  # hero level / 25, tower tier / 4
 U_LANE = 42  # (lane + 1) / 3, 0 for none
 N_UNIT_FEATURES = 43
+# patch 0.4's observation feature attack_ready (game.patch.FEATURES) adds one column, only to envs of a patch with it
+# (``group_shapes``): the seconds until the unit's next attack may start, 0 when it is ready (0 without the bit)
+U_ATTACK_READY = N_UNIT_FEATURES
 HP_DELTA_LAGS = (1, 2, 4, 8, 15)
 N_FIXED_SLOTS = 69  # slots that mirror unit indices
 

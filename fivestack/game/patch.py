@@ -390,9 +390,12 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
                               "87.5); neutrals, buildings, couriers and denies are unchanged"),
     Feature("creep_balance", 2, "one more global observation column (env.spaces.GL_CREEP_BALANCE): the team's "
                                 "living lane creeps minus the enemy lane creeps it sees, / 10", observes="global"),
+    Feature("attack_ready", 4, "one more units observation column (env.spaces.U_ATTACK_READY): the seconds until "
+                               "the unit's next attack may start (0: ready now)", observes="units"),
 )}
 F_RICH_CREEPS = FEATURES["rich_creeps"].bit  # the kernels test ``D.features[g] & F_RICH_CREEPS``
 F_CREEP_BALANCE = FEATURES["creep_balance"].bit
+F_ATTACK_READY = FEATURES["attack_ready"].bit
 
 
 @dataclass(frozen=True)
@@ -407,6 +410,8 @@ PATCHES: dict[str, PatchVersion] = {p.version: p for p in (
     PatchVersion("0.2", ("rich_creeps",), "0.1 with lane creeps worth 25% more gold (feature rich_creeps)"),
     PatchVersion("0.3", ("creep_balance",), "0.1 with one more global observation column, the lane creep balance "
                                             "(feature creep_balance)"),
+    PatchVersion("0.4", ("attack_ready",), "0.1 with one more units observation column, the seconds until each "
+                                           "unit's next attack (feature attack_ready)"),
 )}
 
 
