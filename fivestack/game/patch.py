@@ -392,10 +392,14 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
                                 "living lane creeps minus the enemy lane creeps it sees, / 10", observes="global"),
     Feature("attack_ready", 4, "one more units observation column (env.spaces.U_ATTACK_READY): the seconds until "
                                "the unit's next attack may start (0: ready now)", observes="units"),
+    Feature("manual_attack", 8, "a hero without an order does not attack what comes near (Dota's auto-attack "
+                                "setting 'never'): it attacks when ordered to (attack, hold, attack-move); lane "
+                                "creeps, towers and summons are unchanged"),
 )}
 F_RICH_CREEPS = FEATURES["rich_creeps"].bit  # the kernels test ``D.features[g] & F_RICH_CREEPS``
 F_CREEP_BALANCE = FEATURES["creep_balance"].bit
 F_ATTACK_READY = FEATURES["attack_ready"].bit
+F_MANUAL_ATTACK = FEATURES["manual_attack"].bit
 
 
 @dataclass(frozen=True)
@@ -412,6 +416,10 @@ PATCHES: dict[str, PatchVersion] = {p.version: p for p in (
                                             "(feature creep_balance)"),
     PatchVersion("0.4", ("attack_ready",), "0.1 with one more units observation column, the seconds until each "
                                            "unit's next attack (feature attack_ready)"),
+    PatchVersion("0.5", ("manual_attack",), "0.1 where a hero without an order does not attack what comes near "
+                                            "(feature manual_attack)"),
+    PatchVersion("0.6", ("attack_ready", "manual_attack"), "0.4 and 0.5 together: the attack-readiness column and "
+                                                           "no auto-attack for an idle hero"),
 )}
 
 

@@ -17,10 +17,10 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game import kernels
 from fivestack.game.engine import GameBatch, GameConfig
 from fivestack.game.layout import (
-    A_ATTACK, ACTIVE, ALIVE, DENIES, DIRE, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP,
-    K_CREEP_MELEE, K_NEUTRAL, LAST_HITS, NEUTRAL_TEAM, RADIANT, SLOT_NEUTRALS, STUN, X, Y,
+    A_ATTACK, A_HOLD, ACTIVE, ALIVE, DENIES, DIRE, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP,
+    K_CREEP_MELEE, K_NEUTRAL, LAST_HITS, NEUTRAL_TEAM, RADIANT, SLOT_CREEPS, SLOT_NEUTRALS, STUN, X, Y,
 )
-from fivestack.game.patch import CK, CREEPS, F_RICH_CREEPS, FEATURES, PATCH_VERSION, PATCHES, Patch, Rules, \
+from fivestack.game.patch import CK, CREEPS, F_MANUAL_ATTACK, F_RICH_CREEPS, FEATURES, PATCH_VERSION, PATCHES, Patch, Rules, \
     feature_mask, patch_features
 
 RULES = Rules()
@@ -56,7 +56,7 @@ def last_hit(game: GameBatch, team: int, kind: str, row: str | None = None, unit
 def test_patch_versions_and_their_features():
     """0.1 (the default) has no features; 0.2 has rich_creeps; an unknown version or feature is one error."""
     assert PATCH_VERSION == "0.1" and GameConfig().patch == "0.1"
-    assert sorted(PATCHES) == ["0.1", "0.2", "0.3"]
+    assert sorted(PATCHES) == ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6"]
     assert patch_features("0.1") == 0 and Patch().features == 0
     assert patch_features("0.2") == F_RICH_CREEPS == FEATURES["rich_creeps"].bit == 1
     assert feature_mask(["rich_creeps"]) == 1 and feature_mask([]) == 0
@@ -142,3 +142,27 @@ def test_the_feature_acts_per_game_in_a_mixed_batch():
     game.step(actions)
     assert S.hi[:, BULWARK, LAST_HITS].tolist() == [1, 1]
     assert S.hf[:, BULWARK, GOLD] == pytest.approx([50.0 + PASSIVE, 40.0 + PASSIVE], abs=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------- manual_attack
+def hits_taken(features: int, order: np.ndarray | None, steps: int = 12) -> float:
+    """Health a stunned enemy creep 100 units from an idle Bulwark loses over ``steps`` timesteps (``order`` in the
+    first, no-ops after), in a game with feature mask ``features``."""
+    game = game_with(features)
+    creep = spawn_creep(game, DIRE, "melee")
+    place(game, BULWARK, -100.0)
+    see(game)
+    before = float(game.state.uf[G, creep, HP])
+    run(game, steps, order)
+    assert game.state.ui[G, creep, ALIVE] == 1
+    return before - float(game.state.uf[G, creep, HP])
+
+
+def test_manual_attack_an_idle_hero_leaves_what_comes_near_alone_and_attacks_when_ordered():
+    """Without the feature an idle hero attacks the creep in its reach (as in Dota); with it, not until ordered to
+    attack it or to hold (which fights what is in reach), and its attacks then deal what they deal without it."""
+    creep = SLOT_CREEPS  # spawn_creep's first creep slot
+    assert hits_taken(0, None) > 0.0 and hits_taken(F_MANUAL_ATTACK, None) == 0.0
+    for order in (action(BULWARK, A_ATTACK, creep), action(BULWARK, A_HOLD)):
+        assert hits_taken(F_MANUAL_ATTACK, order) == hits_taken(0, order) > 0.0
+    assert FEATURES["manual_attack"].observes == ""  # a rule: no observation column

@@ -21,7 +21,7 @@ from fivestack.game.layout import (
     LANE, N_HEROES, ORDER, O_ATTACK, O_ATTACK_MOVE, O_CAST, O_HOLD, O_MOVE, O_NONE, O_PICKUP, O_TELEPORT, RADIANT,
     RESPAWN, SLOT_COURIERS, STUN, TARGET, TEAM, TP_CHANNEL, TP_X, TP_Y, WAYPOINT, X, Y,
 )
-from fivestack.game.patch import CR_COURIER
+from fivestack.game.patch import CR_COURIER, F_MANUAL_ATTACK
 
 
 @kernel
@@ -90,7 +90,11 @@ def update_hero(S, D, g, h):
             ui[g, h, ORDER] = O_NONE
             ui[g, h, TARGET] = -1
         return
-    # idle, hold and attack-move: fight what comes near (heroes auto-attack, as in Dota)
+    # idle, hold and attack-move: fight what comes near (heroes auto-attack, as in Dota; an idle one does not with
+    # patch feature manual_attack, Dota's auto-attack setting 'never')
+    if order == O_NONE and D.features[g] & F_MANUAL_ATTACK:
+        ui[g, h, TARGET] = -1
+        return
     if t < 0 or not hero_may_attack(S, g, h, t) or ui[g, t, TEAM] == ui[g, h, TEAM]:
         t = -1
         if (gi[g, G_FRAME] + h) % 4 == 0:
