@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "game"))
 from rules_arena import G, action, isolate, place, see, spawn_creep  # noqa: E402
+from feature_columns import column_beside_the_default_game  # noqa: E402
 
 from fivestack.env import observation  # noqa: E402
 from fivestack.env.batched import BatchedEnv  # noqa: E402
@@ -37,24 +38,10 @@ def test_only_a_patch_with_the_feature_has_the_column():
 
 
 def test_the_other_columns_are_the_default_games():
-    """A 0.4 env shows what a 0.1 env shows, step after step, plus its column, which moves once units fight."""
-    old = BatchedEnv(2, GameConfig(mode="1v1"))
-    new = BatchedEnv(2, GameConfig(mode="1v1", patch="0.4"))
-    a, b = old.reset(seed=5), new.reset(seed=5)
-    rng = np.random.default_rng(0)
-    shown = []
-    for _ in range(260):  # past the first waves' meeting at mid (~25 game seconds)
-        assert a["units"].shape[-1] == N_UNIT_FEATURES and b["units"].shape[-1] == N_UNIT_FEATURES + 1
-        for name in a:
-            theirs = b[name][..., :N_UNIT_FEATURES] if name == "units" else b[name]
-            np.testing.assert_array_equal(a[name], theirs, err_msg=name)
-        shown.append(b["units"][..., U_ATTACK_READY].max())
-        actions = np.zeros((2, 10, 5), np.int64)
-        actions[..., 0] = rng.integers(0, 3, (2, 10))  # no-op, stop, move (offsets random)
-        actions[..., 3:] = rng.integers(0, 9, (2, 10, 2))
-        actions[..., 2] = -1
-        a, b = old.step(actions)[0], new.step(actions.copy())[0]
-    assert max(shown) > 0.0 and min(shown) == 0.0
+    """A 0.4 env shows what a 0.1 env shows, step after step, plus its column, which moves once units fight (the
+    first waves meet at mid at ~25 game seconds)."""
+    shown = column_beside_the_default_game("0.4", "units", steps=260)
+    assert shown.max() > 0.0 and shown.min() == 0.0
 
 
 def hand_set_env(features: int | None = None) -> BatchedEnv:
