@@ -28,8 +28,10 @@ def column_map(prefix: str, total: int) -> dict[int, str]:
 
 
 def test_unit_columns_cover_the_row_without_overlap():
+    # the default game's N_UNIT_FEATURES columns, then U_ATTACK_READY: the column patch 0.4 adds after them
     taken = column_map("U_", sp.N_UNIT_FEATURES)
-    assert sorted(taken) == list(range(sp.N_UNIT_FEATURES))
+    assert sorted(taken) == list(range(sp.N_UNIT_FEATURES + 1))
+    assert sp.U_ATTACK_READY == sp.N_UNIT_FEATURES
 
 
 def test_global_and_hero_columns_are_distinct():
