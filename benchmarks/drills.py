@@ -46,7 +46,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from fivestack.match.agents import is_run_spec, load_run_policy, parse_run_spec
+from fivestack.match.agents import load_run_policy, parse_run_spec
 from fivestack.match.inference import Inference
 from fivestack.runs.config import DRILL_NAMES, load_config
 from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success, untrained
@@ -104,9 +104,6 @@ def main(argv: list[str] | None = None) -> None:
     name = f"drill-{args.drill}-seed{args.seed}-{int(time.time())}-{os.getpid()}"  # two started at once: two runs
     if args.run is not None:
         try:
-            if not is_run_spec(args.run):
-                sys.exit(f"--run: {parse_run_spec(args.run)[0]} is not a run folder (no config.toml); give a run this "
-                         f"benchmark trained, e.g. --run {args.runs_dir}/drill-{args.drill}-seed0-...[:VERSION]")
             policy, config, version = load_run_policy(args.run)
         except ValueError as e:  # CheckpointError included: not a run, no such version, a damaged checkpoint
             sys.exit(f"--run: {e}")

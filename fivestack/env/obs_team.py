@@ -128,13 +128,16 @@ def creep_balance(S, g, team):
 @kernel
 def encode_units(S, D, O, g, team):
     """``units`` (``U_*``): one row per slot of the team's slot table (``obs_slots.select_slots``, which must
-    run first), zeros for an empty slot."""
+    run first), zeros for an empty slot; with patch 0.4's observation feature, ``U_ATTACK_READY`` after them."""
     units, unit_of_slot = O.units, O.unit_of_slot
     units[g, team] = 0.0
+    attack_ready = units.shape[-1] > U_ATTACK_READY and D.features[g] & F_ATTACK_READY  # once per team-step
     for s in range(N_UNIT_SLOTS):
         u = unit_of_slot[g, team, s]
         if u >= 0:
             encode_unit(S, D, g, team, u, units[g, team, s])
+            if attack_ready:
+                units[g, team, s, U_ATTACK_READY] = max(S.uf[g, u, ATTACK_READY], 0.0) / FRAMES_PER_SECOND
 
 
 @kernel
@@ -186,8 +189,6 @@ def encode_unit(S, D, g, team, u, row):
     elif kind == K_TOWER:
         row[U_LEVEL] = ui[g, u, SUBTYPE] / 4.0
     row[U_LANE] = (ui[g, u, LANE] + 1) / 3.0
-    if row.shape[0] > U_ATTACK_READY and D.features[g] & F_ATTACK_READY:  # patch 0.4's observation feature
-        row[U_ATTACK_READY] = max(uf[g, u, ATTACK_READY], 0.0) / FRAMES_PER_SECOND
 
 
 # ====================================================================== the team's view of each hero

@@ -144,7 +144,7 @@ def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
     run, version = parse_run_spec(spec)
     if not (run / "config.toml").is_file():
         raise ValueError(f"agent {spec!r}: {run} is not a run folder (no config.toml); give RUN:VERSION, e.g. "
-                         f"{RUN_EXAMPLE}, or a bot name")
+                         f"{RUN_EXAMPLE}")  # a bot's name is build_agent's (check_agent), not a run's
     config = load_config(run / "config.toml", saved=True)
     snapshot = snapshot_path(run / "pool", version) if version is not None else None
     checkpoints = {int(p.name): p for p in (run / "checkpoints").glob("[0-9]*") if p.name.isdigit()}
