@@ -8,7 +8,7 @@ this file's order:
 
     encode_global          ``global``         GL_* (GL_CREEP_BALANCE: patch 0.3's ``creep_balance``)
     encode_units           ``units``          U_*   (one ``encode_unit`` row per filled slot; U_ATTACK_READY: patch
-                                              0.4's ``attack_ready``)
+                                              0.4's ``attack_ready``; U_HITS_TO_KILL: 0.7's ``hits_to_kill``)
     encode_heroes          ``heroes`` + ``hero_ids``       HX_*  (all ten heroes, enemies only while seen;
                                                           ``hero_ids``: every hero in the game, public)
     encode_modifiers       ``modifiers``      MODIFIERS x (active, seconds left)
@@ -37,7 +37,7 @@ from fivestack.env.spaces import (
     HX_MANA_FRAC, HX_NET_WORTH, HX_RESPAWN, HX_SEEN, HX_STR, HX_TELEPORTING, HX_TYPE, HX_XP_FRAC, IF_ACTIVE,
     IF_ARMOR, IF_ATTRIBUTES, IF_CHARGES, IF_COOLDOWN, IF_COST, IF_DAMAGE, IF_INVENTORY, IF_PRESENT, IF_READY,
     IF_TARGET, MINIMAP, PK_KIND, PK_PRESENT, PK_X, PK_Y, U_ALLY, U_ARMOR, U_ATTACK_PERIOD, U_ATTACK_READY,
-    U_ATTACKING, U_DAMAGE,
+    U_ATTACKING, U_DAMAGE, U_HITS_TO_KILL,
     U_ENEMY, U_FACING_COS, U_FACING_SIN, U_HP, U_HP_DELTA, U_HP_FRAC, U_HP_MAX, U_INVULNERABLE, U_KIND, U_LANE,
     U_LEVEL, U_MAGIC_RES, U_MANA_FRAC, U_NEUTRAL, U_RANGE, U_SEEN, U_SILENCED, U_SLOWED, U_SPEED, U_STUNNED,
     U_TARGET_IS_HERO, U_VISION, U_X, U_Y,
@@ -45,7 +45,7 @@ from fivestack.env.spaces import (
 from fivestack.game import kernels as K
 from fivestack.game.jit import kernel
 from fivestack.game.lanes import lane_distance
-from fivestack.game.patch import F_ATTACK_READY, F_CREEP_BALANCE
+from fivestack.game.patch import F_ATTACK_READY, F_CREEP_BALANCE, F_HITS_TO_KILL
 from fivestack.game.layout import (
     ABILITY_CD, ABILITY_LEVEL, ACTIVE, AEGIS, AGI, ALIVE, ARMOR, ASSIGNED_LANE, ASSISTS, ATTACK_PERIOD, ATTACK_RANGE,
     ATTACK_READY,
@@ -128,16 +128,40 @@ def creep_balance(S, g, team):
 @kernel
 def encode_units(S, D, O, g, team):
     """``units`` (``U_*``): one row per slot of the team's slot table (``obs_slots.select_slots``, which must
-    run first), zeros for an empty slot; with patch 0.4's observation feature, ``U_ATTACK_READY`` after them."""
+    run first), zeros for an empty slot; with patch 0.4's observation feature, ``U_ATTACK_READY`` after them, and
+    with 0.7's, ``U_HITS_TO_KILL`` (``hits_to_kill``)."""
     units, unit_of_slot = O.units, O.unit_of_slot
     units[g, team] = 0.0
     attack_ready = units.shape[-1] > U_ATTACK_READY and D.features[g] & F_ATTACK_READY  # once per team-step
+    hits = units.shape[-1] > U_HITS_TO_KILL and D.features[g] & F_HITS_TO_KILL
+    damage = hardest_hit(S, g, team) if hits else 0.0
     for s in range(N_UNIT_SLOTS):
         u = unit_of_slot[g, team, s]
         if u >= 0:
             encode_unit(S, D, g, team, u, units[g, team, s])
             if attack_ready:
                 units[g, team, s, U_ATTACK_READY] = max(S.uf[g, u, ATTACK_READY], 0.0) / FRAMES_PER_SECOND
+            if hits:
+                units[g, team, s, U_HITS_TO_KILL] = hits_to_kill(S, g, u, damage)
+
+
+@kernel
+def hardest_hit(S, g, team):
+    """The attack damage of the team's hardest-hitting hero in play (alive or not), before the target's armor."""
+    best = 0.0
+    for h in range(team * HEROES_PER_TEAM, (team + 1) * HEROES_PER_TEAM):
+        if S.hi[g, h, ACTIVE] != 0:
+            best = max(best, K.attack_damage(S.uf, S.ui, g, h))
+    return best
+
+
+@kernel
+def hits_to_kill(S, g, u, damage):
+    """``U_HITS_TO_KILL``: unit ``u``'s health in attacks of ``damage`` after its armor, / 10, at most 1."""
+    through = damage * K.physical_multiplier(S.uf, S.ui, g, u)
+    if through <= 0.0:
+        return 1.0
+    return min(max(S.uf[g, u, HP], 0.0) / through / 10.0, 1.0)
 
 
 @kernel

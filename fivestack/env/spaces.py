@@ -8,7 +8,7 @@ is a row of zeros, so its ``seen`` column is 0 too.
 from __future__ import annotations
 
 from fivestack.game.layout import N_DELAY, N_HEROES, N_ITEM_SLOTS, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
-from fivestack.game.patch import PATCH_VERSION, observation_columns
+from fivestack.game.patch import PATCH_VERSION, observation_column, observation_columns
 
 # ---------------------------------------------------------------- units: (games, 2, 189, 43)
 # Slots 0-68 hold units 0-68 (heroes, buildings, couriers, neutrals) at fixed places; slots 69-188 hold the
@@ -46,7 +46,10 @@ U_LANE = 42  # (lane + 1) / 3, 0 for none
 N_UNIT_FEATURES = 43
 # patch 0.4's observation feature attack_ready (game.patch.FEATURES) adds one column, only to envs of a patch with it
 # (``group_shapes``): the seconds until the unit's next attack may start, 0 when it is ready (0 without the bit)
-U_ATTACK_READY = N_UNIT_FEATURES
+U_ATTACK_READY = N_UNIT_FEATURES + observation_column("attack_ready")
+# patch 0.7's hits_to_kill, the next column: the attacks of the team's hardest-hitting hero that the unit's
+# health is worth after its armor, / 10, at most 1 (0.1 or less: one attack kills it; 0 without the bit)
+U_HITS_TO_KILL = N_UNIT_FEATURES + observation_column("hits_to_kill")
 HP_DELTA_LAGS = (1, 2, 4, 8, 15)
 N_FIXED_SLOTS = 69  # slots that mirror unit indices
 

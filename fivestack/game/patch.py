@@ -395,11 +395,23 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("manual_attack", 8, "a hero without an order does not attack what comes near (Dota's auto-attack "
                                 "setting 'never'): it attacks when ordered to (attack, hold, attack-move); lane "
                                 "creeps, towers and summons are unchanged"),
+    Feature("hits_to_kill", 16, "one more units observation column (env.spaces.U_HITS_TO_KILL): how many attacks of "
+                                "the team's hardest-hitting hero the unit's health is now, after its armor, "
+                                "/ 10, at most 1 (0.1 or less: one attack kills it)", observes="units"),
 )}
 F_RICH_CREEPS = FEATURES["rich_creeps"].bit  # the kernels test ``D.features[g] & F_RICH_CREEPS``
 F_CREEP_BALANCE = FEATURES["creep_balance"].bit
 F_ATTACK_READY = FEATURES["attack_ready"].bit
 F_MANUAL_ATTACK = FEATURES["manual_attack"].bit
+F_HITS_TO_KILL = FEATURES["hits_to_kill"].bit
+
+
+def observation_column(name: str) -> int:
+    """Where observation feature ``name``'s column sits after its group's own columns: the group's observation
+    features take columns in ``FEATURES``' order, and a patch version with one has every earlier one of its group
+    (``PatchVersion`` checks it), so a column is at the same place in every env that has it."""
+    group = FEATURES[name].observes
+    return [f.name for f in FEATURES.values() if f.observes == group].index(name)
 
 
 @dataclass(frozen=True)
@@ -407,6 +419,15 @@ class PatchVersion:
     version: str
     features: tuple[str, ...]  # on in every game of this version
     notes: str
+
+    def __post_init__(self) -> None:
+        for group in {FEATURES[n].observes for n in self.features} - {""}:
+            columns = [f.name for f in FEATURES.values() if f.observes == group]
+            has = [n for n in columns if n in self.features]
+            if has != columns[:len(has)]:
+                raise ValueError(f"patch {self.version}: the {group} observation features {has} would not sit in "
+                                 f"their fixed columns; a version with {has[-1]!r} needs every earlier one of "
+                                 f"{columns[:columns.index(has[-1])]}")
 
 
 PATCHES: dict[str, PatchVersion] = {p.version: p for p in (
@@ -420,6 +441,9 @@ PATCHES: dict[str, PatchVersion] = {p.version: p for p in (
                                             "(feature manual_attack)"),
     PatchVersion("0.6", ("attack_ready", "manual_attack"), "0.4 and 0.5 together: the attack-readiness column and "
                                                            "no auto-attack for an idle hero"),
+    PatchVersion("0.7", ("attack_ready", "manual_attack", "hits_to_kill"),
+                 "0.6 with one more units observation column, the attacks of the team's hardest hitter each unit's "
+                 "health is worth (feature hits_to_kill)"),
 )}
 
 
