@@ -50,7 +50,7 @@ class GameSettings:
     randomise: bool = setting(False, "domain randomisation: lanes, start health/mana/gold, big neutral health (Rules "
                                      "random_*)")
     lineups: str = setting("fixed", "fixed: the patch's first five, both sides; random: drawn per game from the pool")
-    patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1-0.6)")
+    patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1-0.7)")
     move_goals: str = setting(PAPER_MOVE_GOALS, "how far a move order reaches: grid, the paper's 600 units; reach, "
                                                 "up to 9600 per axis (layout.MOVE_GOALS)")
     duel_kills: int = setting(DUEL_KILLS, "1v1: hero kills that end a training game (the paper's: 2); 0: only the "

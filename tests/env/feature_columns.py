@@ -9,11 +9,12 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 
 
-def column_beside_the_default_game(patch: str, group: str, steps: int) -> np.ndarray:
-    """Step a 1v1 env of ``patch`` and one of the default game from the same seeds with the same random orders
-    (no-op, stop, move); assert that every group is the default game's but for ``group``'s last column, which the
-    patch adds. Returns that column at every step, (steps, *the group's other axes)."""
-    old = BatchedEnv(2, GameConfig(mode="1v1"))
+def column_beside_the_default_game(patch: str, group: str, steps: int, default: str = "0.1") -> np.ndarray:
+    """Step a 1v1 env of ``patch`` and one of the ``default`` game (the standard game, or the version ``patch``
+    adds its column to) from the same seeds with the same random orders (no-op, stop, move); assert that every
+    group is the default game's but for ``group``'s last column, which the patch adds. Returns that column at every
+    step, (steps, *the group's other axes)."""
+    old = BatchedEnv(2, GameConfig(mode="1v1", patch=default))
     new = BatchedEnv(2, GameConfig(mode="1v1", patch=patch))
     a, b = old.reset(seed=5), new.reset(seed=5)
     width = a[group].shape[-1]
