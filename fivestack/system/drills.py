@@ -34,8 +34,10 @@ that an evaluation can count the first q episodes of every slot whatever their o
            observations encoded again: ``BatchedEnv.observe_games``). The drill follows the game after every
            timestep: an enemy lane creep (melee, ranged, siege, any lane) alive at one timestep and dead at the next
            died in the episode; it is the learner's last hit when the game credits the learner's hero with the
-           killing blow (``ui KILLER_HERO``). The reward is ``LAST_HIT_REWARD`` per such last hit, nothing else (no
-           deny reward: the figure counts enemy creeps only). The goal input is [1, 0, 0, 0, 0, share of the
+           killing blow (``ui KILLER_HERO``). The reward is ``LAST_HIT_REWARD`` per such last hit and, with
+           ``drill.miss_penalty`` (0 by default), -miss_penalty per enemy lane creep that died otherwise, so that
+           the reward follows the figure (last hits / deaths) and a missed creep is paid for when it dies; no deny
+           reward (the figure counts enemy creeps only). The goal input is [1, 0, 0, 0, 0, share of the
            episode's time left]. The episode's figure is (its learner's last hits, its enemy lane-creep deaths);
            a success share is pooled over episodes: last hits / deaths (``drill_eval``). A slot whose creep died
            and was spawned again within one timestep (the new one appears at its lane's start) counts as a death
@@ -327,6 +329,7 @@ class LastHitDrill(Drill):
         self.last_hits = np.zeros(n_games, np.int64)  # this episode's
         self.deaths = np.zeros(n_games, np.int64)
         self.unpaid = np.zeros(n_games, np.int64)  # last hits not yet rewarded (since the last decision)
+        self.unpaid_misses = np.zeros(n_games, np.int64)  # ... and deaths that were not last hits
         self.tallies: list[tuple[int, int, int, int, int]] = []  # (game, episode, side, last hits, deaths), record
         self.total_hits = self.total_deaths = 0
 
@@ -347,7 +350,7 @@ class LastHitDrill(Drill):
         env.observe_games(games)  # the first observation sees the hero where it stands
         alive, xy = self._look(env)
         self.enemy_creeps[games], self.creep_xy[games] = alive[games], xy[games]
-        self.last_hits[games] = self.deaths[games] = self.unpaid[games] = 0
+        self.last_hits[games] = self.deaths[games] = self.unpaid[games] = self.unpaid_misses[games] = 0
 
     def after_step(self, env) -> None:
         """Count the enemy lane creeps that died since the last look, and the learner's last hits among them."""
@@ -360,6 +363,7 @@ class LastHitDrill(Drill):
         hits, deaths = np.where(on, mine.sum(1), 0), np.where(on, died.sum(1), 0)
         self.last_hits += hits
         self.unpaid += hits
+        self.unpaid_misses += deaths - hits
         self.deaths += deaths
         self.enemy_creeps, self.creep_xy = alive, xy
 
@@ -369,8 +373,9 @@ class LastHitDrill(Drill):
     def score(self, env, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.after_step(env)  # the decision's last timestep
         reward = np.zeros((games.size, 2))
-        reward[np.arange(games.size), self.side[games]] = LAST_HIT_REWARD * self.unpaid[games]
-        self.unpaid[games] = 0
+        reward[np.arange(games.size), self.side[games]] = (LAST_HIT_REWARD * self.unpaid[games]
+                                                           - self.config.miss_penalty * self.unpaid_misses[games])
+        self.unpaid[games] = self.unpaid_misses[games] = 0
         return reward, np.zeros((games.size, 2), bool)  # no early success: the episode is its window
 
     def finish(self, game: int, side: int, success: bool, seconds: float) -> None:

@@ -107,8 +107,9 @@ def test_idle_hero_gets_no_orders_and_its_rows_are_not_training_data():
         assert np.hypot(*(uf[g, HEROES[drill.side[g]], [X, Y]] - learner_xy[g])) > 300.0  # the learner moved
 
 
-def test_a_hand_set_last_hit_pays_one_and_counts_in_the_figure():
-    worker, hook, drill = drill_worker("drill.seconds=12")
+@pytest.mark.parametrize("penalty", [0.0, 0.5])
+def test_a_hand_set_last_hit_pays_one_and_counts_in_the_figure(penalty):
+    worker, hook, drill = drill_worker("drill.seconds=12", f"drill.miss_penalty={penalty}")
     first_wave(worker, hook)
     play(worker, hook, 60)  # 9 s in: the wave walks its lane, far from the learner
     g = 0
@@ -132,8 +133,10 @@ def test_a_hand_set_last_hit_pays_one_and_counts_in_the_figure():
     assert metrics["drill/last_hits"] == 1 and metrics["drill/episodes"] == 4
 
 
-def test_a_creep_killed_by_the_learners_tower_counts_as_a_death_not_a_last_hit():
-    worker, hook, drill = drill_worker("drill.seconds=10")
+@pytest.mark.parametrize("penalty", [0.0, 0.5])
+def test_a_creep_killed_by_the_learners_tower_counts_as_a_death_not_a_last_hit(penalty):
+    """... and costs the learner drill.miss_penalty when it dies (nothing by default)."""
+    worker, hook, drill = drill_worker("drill.seconds=10", f"drill.miss_penalty={penalty}")
     first_wave(worker, hook)
     g = 1
     s = int(drill.side[g])
@@ -149,7 +152,9 @@ def test_a_creep_killed_by_the_learners_tower_counts_as_a_death_not_a_last_hit()
     tower = SLOT_BUILDINGS + s * N_BUILDINGS_PER_TEAM + MID_TIER1
     assert ui[g, c, ALIVE] == 0 and ui[g, c, KILLER] == tower and ui[g, c, KILLER_HERO] == -1
     assert drill.deaths[g] == 1 and drill.last_hits[g] == 0
-    np.testing.assert_array_equal(reward, 0.0)
+    assert reward[2 * g + s, 0] == -penalty
+    reward[2 * g + s, 0] = 0.0
+    np.testing.assert_array_equal(reward, 0.0)  # no other team is paid or charged
 
 
 def test_a_respawned_slot_is_a_death_that_is_not_the_learners():
@@ -194,6 +199,7 @@ def test_an_unknown_bot_is_named_with_the_choices():
     (["pool.bot_fraction=0.3"], "pool.bot_fraction"),
     (["pool.past_fraction=0.2"], "pool.past_fraction"),
     (["drill.seconds=700"], "drill.seconds"),
+    (["drill.miss_penalty=-1"], "drill.miss_penalty"),
 ])
 def test_config_rules_name_the_key(overrides, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
