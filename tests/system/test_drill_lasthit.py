@@ -186,6 +186,26 @@ def test_the_scripted_bot_in_the_learners_place_takes_last_hits():
     assert result["last_hits"] >= 2 and result["success"] > 0.15
 
 
+def test_the_chance_counter_sees_the_bot_take_its_chances_and_doing_nothing_take_none():
+    """``benchmarks/lasthit_chances.py``: at the decisions where one attack would last-hit a creep, the scripted
+    hero (whose own rule defines a chance) orders that attack far more often than not; doing nothing never does."""
+    import importlib.util
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "lasthit_chances.py"
+    spec = importlib.util.spec_from_file_location("lasthit_chances", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    config = lasthit_config("drill.seconds=50", "game.patch='0.5'")  # 0.5: the bot holds fire between decisions
+    counts = {}
+    for name, player in (("bot", BotPlayer("scripted")), ("nothing", do_nothing)):
+        counter = bench.ChanceCounter(player)
+        drill_success(counter, config, episodes=4, seed=5)
+        counts[name] = counter.counts
+    bot, nothing = counts["bot"], counts["nothing"]
+    assert bot["decisions"] == nothing["decisions"] > 0 and bot["chances"] >= 10  # (chances: where the hero walks)
+    assert bot["took"] > 0.7 * bot["chances"] and bot["ready"] > 0
+    assert nothing["took"] == nothing["attacks"] == 0 and nothing["no_attack"] == nothing["chances"]
+
+
 def test_an_unknown_bot_is_named_with_the_choices():
     with pytest.raises(ValueError, match="unknown bot 'scriptd'.*scripted"):
         BotPlayer("scriptd")
