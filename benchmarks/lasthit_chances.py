@@ -55,7 +55,7 @@ class ChanceCounter(BotPlayer):
             chances = [last_hit_target(S, g, h, s, max(S.uf[g, h, ATTACK_RANGE] + HULL + 250.0, 500.0), False)
                        for g, h, s in zip(games, heroes, sides)]  # before the orders are carried out
             result = play(request)
-            slot_units = worker.env._obs_buffers.unit_of_slot
+            slot_units = worker.env.unit_of_slot  # (games, 2, slots): the unit in each slot of a team's view
             for i, (g, h, s, chance) in enumerate(zip(games, heroes, sides, chances)):
                 order = result.actions[i, 0]
                 attack = order[ACT_PRIMARY] == A_ATTACK
