@@ -233,8 +233,8 @@ class DrillConfig:
     radius: float = setting(300.0, "walk: the hero has arrived when within this distance of the point")
     seconds: float = setting(40.0, "game seconds of a drill episode, then failed (lasthit: its window; hold, duel: "
                                    "= game.max_seconds)")
-    miss_penalty: float = setting(0.0, "lasthit: reward -miss_penalty per enemy lane creep that dies in the episode "
-                                       "not by the learner's last hit (0: +1 per last hit and nothing else)")
+    miss_penalty: float = setting(0.0, "lasthit: -this reward per enemy lane creep that dies not by the learner's "
+                                       "last hit (0: none)")
 
 
 @dataclass

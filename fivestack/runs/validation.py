@@ -117,6 +117,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("drill", "max_distance"): (0, None, False, False),
     ("drill", "radius"): (0, None, False, False),
     ("drill", "seconds"): (0, None, False, False),
+    ("drill", "miss_penalty"): (0, None, True, False),
     ("ray", "rollout_workers"): (1, None, True, False),
     ("ray", "inference"): (0, None, True, False),
     ("ray", "optimizers"): (1, None, True, False),
@@ -266,9 +267,9 @@ def validate_drill(config) -> None:
                           f"a {d.name} episode is the whole game")
     if d.name == "walk":
         validate_walk(d)
-    if d.miss_penalty < 0 or (d.miss_penalty and d.name != "lasthit"):
-        raise ConfigError(f"drill.miss_penalty ({d.miss_penalty:g}) is the last-hit drill's reward for a creep it "
-                          f"let die: set it >= 0, and only with drill.name='lasthit' (got {d.name!r})")
+    if d.miss_penalty and d.name != "lasthit":
+        raise ConfigError(f"drill.miss_penalty ({d.miss_penalty:g}) is the last-hit drill's charge for a creep it "
+                          f"lets die: leave it 0 with drill.name={d.name!r}")
     if d.seconds > config.game.max_seconds:
         raise ConfigError(f"drill.seconds ({d.seconds:g}) must be at most game.max_seconds "
                           f"({config.game.max_seconds:g}): the game would end before the episode")

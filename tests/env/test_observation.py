@@ -28,10 +28,11 @@ def column_map(prefix: str, total: int) -> dict[int, str]:
 
 
 def test_unit_columns_cover_the_row_without_overlap():
-    # the default game's N_UNIT_FEATURES columns, then U_ATTACK_READY: the column patch 0.4 adds after them
+    # the default game's N_UNIT_FEATURES columns, then the columns patches add after them: U_ATTACK_READY (0.4),
+    # U_HITS_TO_KILL (0.7, beside 0.4's)
     taken = column_map("U_", sp.N_UNIT_FEATURES)
-    assert sorted(taken) == list(range(sp.N_UNIT_FEATURES + 1))
-    assert sp.U_ATTACK_READY == sp.N_UNIT_FEATURES
+    assert sorted(taken) == list(range(sp.N_UNIT_FEATURES + 2))
+    assert sp.U_ATTACK_READY == sp.N_UNIT_FEATURES and sp.U_HITS_TO_KILL == sp.N_UNIT_FEATURES + 1
 
 
 def test_global_and_hero_columns_are_distinct():
