@@ -406,12 +406,16 @@ F_MANUAL_ATTACK = FEATURES["manual_attack"].bit
 F_HITS_TO_KILL = FEATURES["hits_to_kill"].bit
 
 
+def group_columns(group: str) -> list[str]:
+    """The observation features of ``group``, in the order of the columns they take after the group's own."""
+    return [f.name for f in FEATURES.values() if f.observes == group]
+
+
 def observation_column(name: str) -> int:
     """Where observation feature ``name``'s column sits after its group's own columns: the group's observation
     features take columns in ``FEATURES``' order, and a patch version with one has every earlier one of its group
     (``PatchVersion`` checks it), so a column is at the same place in every env that has it."""
-    group = FEATURES[name].observes
-    return [f.name for f in FEATURES.values() if f.observes == group].index(name)
+    return group_columns(FEATURES[name].observes).index(name)
 
 
 @dataclass(frozen=True)
@@ -422,7 +426,7 @@ class PatchVersion:
 
     def __post_init__(self) -> None:
         for group in {FEATURES[n].observes for n in self.features} - {""}:
-            columns = [f.name for f in FEATURES.values() if f.observes == group]
+            columns = group_columns(group)
             has = [n for n in columns if n in self.features]
             if has != columns[:len(has)]:
                 raise ValueError(f"patch {self.version}: the {group} observation features {has} would not sit in "
