@@ -235,6 +235,7 @@ class DrillConfig:
                                    "= game.max_seconds)")
     miss_penalty: float = setting(0.0, "lasthit: -this reward per enemy lane creep that dies not by the learner's "
                                        "last hit (0: none)")
+    death_penalty: float = setting(0.0, "lasthit: -this reward each time the learner's hero dies (0: none)")
 
 
 @dataclass

@@ -118,6 +118,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("drill", "radius"): (0, None, False, False),
     ("drill", "seconds"): (0, None, False, False),
     ("drill", "miss_penalty"): (0, None, True, False),
+    ("drill", "death_penalty"): (0, None, True, False),
     ("ray", "rollout_workers"): (1, None, True, False),
     ("ray", "inference"): (0, None, True, False),
     ("ray", "optimizers"): (1, None, True, False),
@@ -267,9 +268,10 @@ def validate_drill(config) -> None:
                           f"a {d.name} episode is the whole game")
     if d.name == "walk":
         validate_walk(d)
-    if d.miss_penalty and d.name != "lasthit":
-        raise ConfigError(f"drill.miss_penalty ({d.miss_penalty:g}) is the last-hit drill's charge for a creep it "
-                          f"lets die: leave it 0 with drill.name={d.name!r}")
+    for key, what in (("miss_penalty", "charge for a creep it lets die"), ("death_penalty", "charge for a death")):
+        if getattr(d, key) and d.name != "lasthit":
+            raise ConfigError(f"drill.{key} ({getattr(d, key):g}) is the last-hit drill's {what}: leave it 0 with "
+                              f"drill.name={d.name!r}")
     if d.seconds > config.game.max_seconds:
         raise ConfigError(f"drill.seconds ({d.seconds:g}) must be at most game.max_seconds "
                           f"({config.game.max_seconds:g}): the game would end before the episode")

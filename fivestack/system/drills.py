@@ -36,8 +36,10 @@ that an evaluation can count the first q episodes of every slot whatever their o
            died in the episode; it is the learner's last hit when the game credits the learner's hero with the
            killing blow (``ui KILLER_HERO``). The reward is ``LAST_HIT_REWARD`` per such last hit and, with
            ``drill.miss_penalty`` (0 by default), -miss_penalty per enemy lane creep that died otherwise, so that
-           the reward follows the figure (last hits / deaths) and a missed creep is paid for when it dies; no deny
-           reward (the figure counts enemy creeps only). The goal input is [1, 0, 0, 0, 0, share of the
+           the reward follows the figure (last hits / deaths) and a missed creep is paid for when it dies, and with
+           ``drill.death_penalty``, -death_penalty each time the learner's hero dies (the paper's hero-death
+           term; a dead hero misses the creeps that die until it is back); no deny reward (the figure counts
+           enemy creeps only). The goal input is [1, 0, 0, 0, 0, share of the
            episode's time left]. The episode's figure is (its learner's last hits, its enemy lane-creep deaths);
            a success share is pooled over episodes: last hits / deaths (``drill_eval``). A slot whose creep died
            and was spawned again within one timestep (the new one appears at its lane's start) counts as a death
@@ -67,8 +69,8 @@ from typing import NamedTuple
 import numpy as np
 
 from fivestack.game.geometry import BIG_NEUTRAL, BUILDING_POS, CAMPS, RIVER_HALF_WIDTH
-from fivestack.game.layout import (ALIVE, CELL, GRID, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE, KILLER_HERO, KIND,
-                                   LAST_HITS, MAP_SIZE, MAX_UNITS, N_BUILDINGS_PER_TEAM, SLOT_BUILDINGS, TEAM, X, Y)
+from fivestack.game.layout import (ALIVE, CELL, DEATHS, GRID, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE,
+                                   KILLER_HERO, KIND, LAST_HITS, MAP_SIZE, MAX_UNITS, N_BUILDINGS_PER_TEAM, SLOT_BUILDINGS, TEAM, X, Y)
 from fivestack.match.games import wilson_interval
 from fivestack.runs.config import DRILL_NAMES, GOAL_WIDTH, MATCH_DRILL_BOTS, DrillConfig
 
@@ -330,8 +332,12 @@ class LastHitDrill(Drill):
         self.deaths = np.zeros(n_games, np.int64)
         self.unpaid = np.zeros(n_games, np.int64)  # last hits not yet rewarded (since the last decision)
         self.unpaid_misses = np.zeros(n_games, np.int64)  # ... and deaths that were not last hits
-        self.tallies: list[tuple[int, int, int, int, int]] = []  # (game, episode, side, last hits, deaths), record
-        self.total_hits = self.total_deaths = 0
+        self.hero_deaths = np.zeros(n_games, np.int64)  # the learner's hero's deaths in this episode
+        self.deaths_seen = np.zeros(n_games, np.int64)  # its game's death count (hi DEATHS) at the last look
+        self.unpaid_hero_deaths = np.zeros(n_games, np.int64)
+        self.tallies: list[tuple[int, int, int, int, int, int]] = []  # (game, episode, side, last hits, deaths,
+        #                                                                 hero deaths), with ``record``
+        self.total_hits = self.total_deaths = self.total_hero_deaths = 0
 
     def _look(self, env) -> tuple[np.ndarray, np.ndarray]:
         """(games, units) the enemy lane creeps alive now, and every unit's position."""
@@ -340,6 +346,10 @@ class LastHitDrill(Drill):
         lane_creep = (kind == K_CREEP_MELEE) | (kind == K_CREEP_RANGED) | (kind == K_CREEP_SIEGE)
         enemy = ui[:, :, TEAM] == (1 - self.side)[:, None]
         return (ui[:, :, ALIVE] != 0) & lane_creep & enemy, uf[:, :, [X, Y]].astype(np.float64)
+
+    def _learner_deaths(self, env) -> np.ndarray:
+        """(games,) how often each game's learner hero has died in the game."""
+        return env.game.state.hi[np.arange(self.n), self.heroes[self.side], DEATHS].astype(np.int64)
 
     def start(self, env, games: np.ndarray) -> None:
         self.side[games] = self.rng.integers(2, size=games.size)
@@ -351,6 +361,8 @@ class LastHitDrill(Drill):
         alive, xy = self._look(env)
         self.enemy_creeps[games], self.creep_xy[games] = alive[games], xy[games]
         self.last_hits[games] = self.deaths[games] = self.unpaid[games] = self.unpaid_misses[games] = 0
+        self.hero_deaths[games] = self.unpaid_hero_deaths[games] = 0
+        self.deaths_seen[games] = self._learner_deaths(env)[games]
 
     def after_step(self, env) -> None:
         """Count the enemy lane creeps that died since the last look, and the learner's last hits among them."""
@@ -366,6 +378,11 @@ class LastHitDrill(Drill):
         self.unpaid_misses += deaths - hits
         self.deaths += deaths
         self.enemy_creeps, self.creep_xy = alive, xy
+        seen = self._learner_deaths(env)
+        died_now = np.where(on, np.maximum(seen - self.deaths_seen, 0), 0)
+        self.hero_deaths += died_now
+        self.unpaid_hero_deaths += died_now
+        self.deaths_seen = seen
 
     def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
         return self.flag_and_time(env, games)
@@ -373,25 +390,27 @@ class LastHitDrill(Drill):
     def score(self, env, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.after_step(env)  # the decision's last timestep
         reward = np.zeros((games.size, 2))
-        reward[np.arange(games.size), self.side[games]] = (LAST_HIT_REWARD * self.unpaid[games]
-                                                           - self.config.miss_penalty * self.unpaid_misses[games])
-        self.unpaid[games] = self.unpaid_misses[games] = 0
+        reward[np.arange(games.size), self.side[games]] = (
+            LAST_HIT_REWARD * self.unpaid[games] - self.config.miss_penalty * self.unpaid_misses[games]
+            - self.config.death_penalty * self.unpaid_hero_deaths[games])
+        self.unpaid[games] = self.unpaid_misses[games] = self.unpaid_hero_deaths[games] = 0
         return reward, np.zeros((games.size, 2), bool)  # no early success: the episode is its window
 
     def finish(self, game: int, side: int, success: bool, seconds: float) -> None:
         self.episodes += 1
         self.total_hits += int(self.last_hits[game])
         self.total_deaths += int(self.deaths[game])
+        self.total_hero_deaths += int(self.hero_deaths[game])
         if self.record:
             self.tallies.append((game, int(self.episode_index[game]), side, int(self.last_hits[game]),
-                                 int(self.deaths[game])))
+                                 int(self.deaths[game]), int(self.hero_deaths[game])))
 
     def take_metrics(self) -> dict[str, float]:
         out = {"drill/episodes": float(self.episodes), "drill/last_hits": float(self.total_hits),
-               "drill/creep_deaths": float(self.total_deaths)}
+               "drill/creep_deaths": float(self.total_deaths), "drill/hero_deaths": float(self.total_hero_deaths)}
         if self.total_deaths:
             out["drill/success"] = self.total_hits / self.total_deaths
-        self.episodes = self.total_hits = self.total_deaths = 0
+        self.episodes = self.total_hits = self.total_deaths = self.total_hero_deaths = 0
         return out
 
     def records(self) -> list[tuple]:
@@ -401,19 +420,21 @@ class LastHitDrill(Drill):
         return lasthit_figure(records)
 
 
-def lasthit_figure(tallies: list[tuple[int, int, int, int, int]]) -> dict:
-    """The last-hit drill's figure over its episodes' tallies (game, episode, side, last hits, deaths): {"episodes",
+def lasthit_figure(tallies: list[tuple[int, int, int, int, int, int]]) -> dict:
+    """The last-hit drill's figure over its episodes' tallies (game, episode, side, last hits, creep deaths, the
+    learner's hero deaths): {"episodes",
     "last_hits", "creep_deaths", "success" (last hits / deaths, pooled; None without a death), "ci95" (Wilson over
     the creeps: deaths are the trials; creeps of one episode are not independent draws, so the interval is narrower
     than one over episodes would be), "per_episode_mean" (the mean of each episode's share, over the episodes with
-    a death)}."""
+    a death), "hero_deaths_per_episode" (the learner's)}."""
     hits = sum(t[3] for t in tallies)
     deaths = sum(t[4] for t in tallies)
     shares = [t[3] / t[4] for t in tallies if t[4]]
     low, high = wilson_interval(hits, deaths) if deaths else (0.0, 1.0)
     return {"episodes": len(tallies), "last_hits": int(hits), "creep_deaths": int(deaths),
             "success": round(hits / deaths, 4) if deaths else None, "ci95": [round(low, 4), round(high, 4)],
-            "per_episode_mean": round(float(np.mean(shares)), 4) if shares else None}
+            "per_episode_mean": round(float(np.mean(shares)), 4) if shares else None,
+            "hero_deaths_per_episode": round(sum(t[5] for t in tallies) / len(tallies), 4) if tallies else None}
 
 
 WON, UNDECIDED, LOST = 1, 0, -1  # a match drill's game, for the learner

@@ -8,12 +8,13 @@ import pytest
 
 from fivestack.game.engine import no_orders
 from fivestack.game.geometry import BUILDING_POS, FOUNTAIN
-from fivestack.game.layout import (A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ALIVE, G_WAVE, HP, KILLER, KILLER_HERO,
-                                   K_CREEP_MELEE, K_CREEP_RANGED, KIND, N_BUILDINGS_PER_TEAM, N_HEROES,
+from fivestack.game.layout import (A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ALIVE, DEATHS, G_WAVE, HP, KILLER,
+                                   KILLER_HERO, K_CREEP_MELEE, K_CREEP_RANGED, KIND, N_BUILDINGS_PER_TEAM, N_HEROES,
                                    SLOT_BUILDINGS, TEAM, X, Y)
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success
-from fivestack.system.drills import LAST_HIT_REWARD, MID_TIER1, OWNER_DRILL_IDLE, lane_start
+from fivestack.system.drills import (LAST_HIT_REWARD, MID_TIER1, OWNER_DRILL_IDLE, lane_start,
+                                     lasthit_figure)
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.rollout_hooks import Drill
 
@@ -128,7 +129,7 @@ def test_a_hand_set_last_hit_pays_one_and_counts_in_the_figure(penalty):
     drill.record = True
     reward, terminated = play(worker, hook, 12)  # past the 12 seconds: the episode (and the game) ends
     assert terminated[g] and reward[2 * g + s, 0] == 0.0  # paid once
-    assert (g, 0, s, 1, 1) in drill.tallies
+    assert (g, 0, s, 1, 1, 0) in drill.tallies  # (game, episode, side, last hits, creep deaths, hero deaths)
     metrics = hook.info(worker)["drill"]
     assert metrics["drill/last_hits"] == 1 and metrics["drill/episodes"] == 4
 
@@ -155,6 +156,36 @@ def test_a_creep_killed_by_the_learners_tower_counts_as_a_death_not_a_last_hit(p
     assert reward[2 * g + s, 0] == -penalty
     reward[2 * g + s, 0] = 0.0
     np.testing.assert_array_equal(reward, 0.0)  # no other team is paid or charged
+
+
+@pytest.mark.parametrize("penalty", [0.0, 2.0])
+def test_the_learners_death_costs_drill_death_penalty_once_and_is_counted(penalty):
+    """A learner hero put at 1 health under the enemy's mid tier-1 tower dies to it: the decision in which it dies
+    charges its team -drill.death_penalty (nothing by default), once, and the death shows in the episode's tally, in
+    ``drill/hero_deaths`` and in the figure."""
+    worker, hook, drill = drill_worker("drill.seconds=8", f"drill.death_penalty={penalty}")
+    first_wave(worker, hook)
+    g = 3
+    s = int(drill.side[g])
+    hero = HEROES[s]
+    ui, uf, hi = worker.env.game.state.ui, worker.env.game.state.uf, worker.env.game.state.hi
+    tx, ty = BUILDING_POS[1 - s][MID_TIER1]
+    uf[g, hero, X], uf[g, hero, Y] = tx - 250.0, ty - 250.0  # in the enemy tower's reach, no creep near it yet
+    uf[g, hero, HP] = 1.0
+    reward, _ = play(worker, hook, 20)
+    assert ui[g, hero, ALIVE] == 0 and hi[g, hero, DEATHS] == 1
+    assert drill.hero_deaths[g] == 1 and drill.last_hits[g] == 0
+    assert reward[2 * g + s, 0] == -penalty
+    reward[2 * g + s, 0] = 0.0
+    np.testing.assert_array_equal(reward, 0.0)  # the other games' learners are alive and charged nothing
+    drill.record = True
+    reward, _ = play(worker, hook, 2)
+    assert reward[2 * g + s, 0] == 0.0  # charged once
+    play(worker, hook, 60)  # past the 8 seconds: every episode ends
+    tally = next(t for t in drill.tallies if t[0] == g)
+    assert tally[5] == 1 and sum(t[5] for t in drill.tallies) == 1
+    assert hook.info(worker)["drill"]["drill/hero_deaths"] == 1
+    assert lasthit_figure(drill.tallies)["hero_deaths_per_episode"] == 0.25
 
 
 def test_a_respawned_slot_is_a_death_that_is_not_the_learners():
@@ -220,6 +251,7 @@ def test_an_unknown_bot_is_named_with_the_choices():
     (["pool.past_fraction=0.2"], "pool.past_fraction"),
     (["drill.seconds=700"], "drill.seconds"),
     (["drill.miss_penalty=-1"], "drill.miss_penalty"),
+    (["drill.death_penalty=-1"], "drill.death_penalty"),
 ])
 def test_config_rules_name_the_key(overrides, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):

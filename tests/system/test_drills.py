@@ -194,6 +194,7 @@ def test_eval_counts_the_first_episodes_of_each_slot():
     (["drill.seconds=700"], "drill.seconds"),
     (["drill.radius=0"], "drill.radius"),
     (["drill.miss_penalty=0.5"], "drill.miss_penalty"),  # the last-hit drill's reward, not the walk's
+    (["drill.death_penalty=1"], "drill.death_penalty"),
 ])
 def test_config_rules_name_the_key(overrides, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
