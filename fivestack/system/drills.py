@@ -70,7 +70,8 @@ import numpy as np
 
 from fivestack.game.geometry import BIG_NEUTRAL, BUILDING_POS, CAMPS, RIVER_HALF_WIDTH
 from fivestack.game.layout import (ALIVE, CELL, DEATHS, GRID, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE,
-                                   KILLER_HERO, KIND, LAST_HITS, MAP_SIZE, MAX_UNITS, N_BUILDINGS_PER_TEAM, SLOT_BUILDINGS, TEAM, X, Y)
+                                   KILLER_HERO, KIND, LAST_HITS, MAP_SIZE, MAX_UNITS, N_BUILDINGS_PER_TEAM,
+                                   SLOT_BUILDINGS, TEAM, X, Y)
 from fivestack.match.games import wilson_interval
 from fivestack.runs.config import DRILL_NAMES, GOAL_WIDTH, MATCH_DRILL_BOTS, DrillConfig
 
@@ -317,6 +318,17 @@ def lane_start(side: int) -> tuple[float, float]:
     return float(x + step), float(y + step)
 
 
+class LastHitTally(NamedTuple):
+    """A last-hit episode's figure, for the learner (``LastHitDrill.tallies``)."""
+
+    game: int
+    episode: int
+    side: int  # the learner's
+    last_hits: int  # the learner's, of enemy lane creeps
+    creep_deaths: int  # enemy lane creeps that died in the episode
+    hero_deaths: int  # the learner's hero's deaths
+
+
 class LastHitDrill(Drill):
     """(b) last-hit the enemy's creep waves alone (the module's docstring)."""
 
@@ -335,8 +347,7 @@ class LastHitDrill(Drill):
         self.hero_deaths = np.zeros(n_games, np.int64)  # the learner's hero's deaths in this episode
         self.deaths_seen = np.zeros(n_games, np.int64)  # its game's death count (hi DEATHS) at the last look
         self.unpaid_hero_deaths = np.zeros(n_games, np.int64)
-        self.tallies: list[tuple[int, int, int, int, int, int]] = []  # (game, episode, side, last hits, deaths,
-        #                                                                 hero deaths), with ``record``
+        self.tallies: list[LastHitTally] = []  # with ``record``
         self.total_hits = self.total_deaths = self.total_hero_deaths = 0
 
     def _look(self, env) -> tuple[np.ndarray, np.ndarray]:
@@ -402,8 +413,8 @@ class LastHitDrill(Drill):
         self.total_deaths += int(self.deaths[game])
         self.total_hero_deaths += int(self.hero_deaths[game])
         if self.record:
-            self.tallies.append((game, int(self.episode_index[game]), side, int(self.last_hits[game]),
-                                 int(self.deaths[game]), int(self.hero_deaths[game])))
+            self.tallies.append(LastHitTally(game, int(self.episode_index[game]), side, int(self.last_hits[game]),
+                                             int(self.deaths[game]), int(self.hero_deaths[game])))
 
     def take_metrics(self) -> dict[str, float]:
         out = {"drill/episodes": float(self.episodes), "drill/last_hits": float(self.total_hits),
@@ -420,21 +431,21 @@ class LastHitDrill(Drill):
         return lasthit_figure(records)
 
 
-def lasthit_figure(tallies: list[tuple[int, int, int, int, int, int]]) -> dict:
-    """The last-hit drill's figure over its episodes' tallies (game, episode, side, last hits, creep deaths, the
-    learner's hero deaths): {"episodes",
-    "last_hits", "creep_deaths", "success" (last hits / deaths, pooled; None without a death), "ci95" (Wilson over
-    the creeps: deaths are the trials; creeps of one episode are not independent draws, so the interval is narrower
-    than one over episodes would be), "per_episode_mean" (the mean of each episode's share, over the episodes with
-    a death), "hero_deaths_per_episode" (the learner's)}."""
-    hits = sum(t[3] for t in tallies)
-    deaths = sum(t[4] for t in tallies)
-    shares = [t[3] / t[4] for t in tallies if t[4]]
+def lasthit_figure(tallies: list[LastHitTally]) -> dict:
+    """The last-hit drill's figure over its episodes' tallies: {"episodes", "last_hits", "creep_deaths", "success"
+    (last hits / deaths, pooled; None without a death), "ci95" (Wilson over the creeps: deaths are the trials; creeps
+    of one episode are not independent draws, so the interval is narrower than one over episodes would be),
+    "per_episode_mean" (the mean of each episode's share, over the episodes with a death),
+    "hero_deaths_per_episode" (the learner's)}."""
+    hits = sum(t.last_hits for t in tallies)
+    deaths = sum(t.creep_deaths for t in tallies)
+    shares = [t.last_hits / t.creep_deaths for t in tallies if t.creep_deaths]
     low, high = wilson_interval(hits, deaths) if deaths else (0.0, 1.0)
     return {"episodes": len(tallies), "last_hits": int(hits), "creep_deaths": int(deaths),
             "success": round(hits / deaths, 4) if deaths else None, "ci95": [round(low, 4), round(high, 4)],
             "per_episode_mean": round(float(np.mean(shares)), 4) if shares else None,
-            "hero_deaths_per_episode": round(sum(t[5] for t in tallies) / len(tallies), 4) if tallies else None}
+            "hero_deaths_per_episode": round(sum(t.hero_deaths for t in tallies) / len(tallies), 4) if tallies
+            else None}
 
 
 WON, UNDECIDED, LOST = 1, 0, -1  # a match drill's game, for the learner

@@ -13,7 +13,7 @@ from fivestack.game.layout import (A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMA
                                    SLOT_BUILDINGS, TEAM, X, Y)
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success
-from fivestack.system.drills import (LAST_HIT_REWARD, MID_TIER1, OWNER_DRILL_IDLE, lane_start,
+from fivestack.system.drills import (LAST_HIT_REWARD, MID_TIER1, OWNER_DRILL_IDLE, LastHitTally, lane_start,
                                      lasthit_figure)
 from fivestack.system.rollout import RolloutWorker
 from fivestack.system.rollout_hooks import Drill
@@ -129,7 +129,7 @@ def test_a_hand_set_last_hit_pays_one_and_counts_in_the_figure(penalty):
     drill.record = True
     reward, terminated = play(worker, hook, 12)  # past the 12 seconds: the episode (and the game) ends
     assert terminated[g] and reward[2 * g + s, 0] == 0.0  # paid once
-    assert (g, 0, s, 1, 1, 0) in drill.tallies  # (game, episode, side, last hits, creep deaths, hero deaths)
+    assert LastHitTally(g, 0, s, last_hits=1, creep_deaths=1, hero_deaths=0) in drill.tallies
     metrics = hook.info(worker)["drill"]
     assert metrics["drill/last_hits"] == 1 and metrics["drill/episodes"] == 4
 
@@ -182,8 +182,8 @@ def test_the_learners_death_costs_drill_death_penalty_once_and_is_counted(penalt
     reward, _ = play(worker, hook, 2)
     assert reward[2 * g + s, 0] == 0.0  # charged once
     play(worker, hook, 60)  # past the 8 seconds: every episode ends
-    tally = next(t for t in drill.tallies if t[0] == g)
-    assert tally[5] == 1 and sum(t[5] for t in drill.tallies) == 1
+    tally = next(t for t in drill.tallies if t.game == g)
+    assert tally.hero_deaths == 1 and sum(t.hero_deaths for t in drill.tallies) == 1
     assert hook.info(worker)["drill"]["drill/hero_deaths"] == 1
     assert lasthit_figure(drill.tallies)["hero_deaths_per_episode"] == 0.25
 
