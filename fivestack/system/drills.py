@@ -344,9 +344,8 @@ class LastHitDrill(Drill):
         self.deaths = np.zeros(n_games, np.int64)
         self.unpaid = np.zeros(n_games, np.int64)  # last hits not yet rewarded (since the last decision)
         self.unpaid_misses = np.zeros(n_games, np.int64)  # ... and deaths that were not last hits
-        self.hero_deaths = np.zeros(n_games, np.int64)  # the learner's hero's deaths in this episode
-        self.deaths_seen = np.zeros(n_games, np.int64)  # its game's death count (hi DEATHS) at the last look
-        self.unpaid_hero_deaths = np.zeros(n_games, np.int64)
+        self.deaths_at_start = np.zeros(n_games, np.int64)  # the learner hero's death count (hi DEATHS) at the start
+        self.deaths_charged = np.zeros(n_games, np.int64)  # ... and at the last decision's end (its deaths paid)
         self.tallies: list[LastHitTally] = []  # with ``record``
         self.total_hits = self.total_deaths = self.total_hero_deaths = 0
 
@@ -359,8 +358,13 @@ class LastHitDrill(Drill):
         return (ui[:, :, ALIVE] != 0) & lane_creep & enemy, uf[:, :, [X, Y]].astype(np.float64)
 
     def _learner_deaths(self, env) -> np.ndarray:
-        """(games,) how often each game's learner hero has died in the game."""
+        """(games,) how often each game's learner hero has died in the game (a count that only grows)."""
         return env.game.state.hi[np.arange(self.n), self.heroes[self.side], DEATHS].astype(np.int64)
+
+    @property
+    def hero_deaths(self) -> np.ndarray:
+        """(games,) the learner hero's deaths in the episode, up to the last decision's end."""
+        return self.deaths_charged - self.deaths_at_start
 
     def start(self, env, games: np.ndarray) -> None:
         self.side[games] = self.rng.integers(2, size=games.size)
@@ -372,8 +376,7 @@ class LastHitDrill(Drill):
         alive, xy = self._look(env)
         self.enemy_creeps[games], self.creep_xy[games] = alive[games], xy[games]
         self.last_hits[games] = self.deaths[games] = self.unpaid[games] = self.unpaid_misses[games] = 0
-        self.hero_deaths[games] = self.unpaid_hero_deaths[games] = 0
-        self.deaths_seen[games] = self._learner_deaths(env)[games]
+        self.deaths_at_start[games] = self.deaths_charged[games] = self._learner_deaths(env)[games]
 
     def after_step(self, env) -> None:
         """Count the enemy lane creeps that died since the last look, and the learner's last hits among them."""
@@ -389,22 +392,19 @@ class LastHitDrill(Drill):
         self.unpaid_misses += deaths - hits
         self.deaths += deaths
         self.enemy_creeps, self.creep_xy = alive, xy
-        seen = self._learner_deaths(env)
-        died_now = np.where(on, np.maximum(seen - self.deaths_seen, 0), 0)
-        self.hero_deaths += died_now
-        self.unpaid_hero_deaths += died_now
-        self.deaths_seen = seen
 
     def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
         return self.flag_and_time(env, games)
 
     def score(self, env, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.after_step(env)  # the decision's last timestep
+        deaths_now = self._learner_deaths(env)[games]  # a cumulative count: read once per decision, not per step
         reward = np.zeros((games.size, 2))
         reward[np.arange(games.size), self.side[games]] = (
             LAST_HIT_REWARD * self.unpaid[games] - self.config.miss_penalty * self.unpaid_misses[games]
-            - self.config.death_penalty * self.unpaid_hero_deaths[games])
-        self.unpaid[games] = self.unpaid_misses[games] = self.unpaid_hero_deaths[games] = 0
+            - self.config.death_penalty * (deaths_now - self.deaths_charged[games]))
+        self.unpaid[games] = self.unpaid_misses[games] = 0
+        self.deaths_charged[games] = deaths_now
         return reward, np.zeros((games.size, 2), bool)  # no early success: the episode is its window
 
     def finish(self, game: int, side: int, success: bool, seconds: float) -> None:
