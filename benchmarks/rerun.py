@@ -114,7 +114,8 @@ def seeded_games(policy, patch: str, opponent, games: int, max_seconds: float, s
     if isinstance(opponent, str):
         theirs = lambda side: build_agent(opponent, side, seed + 1 + 2 * side, MODE)  # noqa: E731
     else:
-        theirs = lambda side: PolicyTeamAgent(side, opponent, MODE, seed + 7 + side, decision_steps=2)  # noqa: E731
+        theirs = lambda side: PolicyTeamAgent(side, opponent, MODE, seed + 7 + side, decision_steps=2,  # noqa: E731
+                                              patch=patch)
     return recorded_games(policy, patch, theirs, mode=MODE, games=games, max_seconds=max_seconds, seed=seed,
                           decision_steps=2)
 

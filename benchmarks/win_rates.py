@@ -36,7 +36,8 @@ def main() -> None:
         for opponent in args.opponents.split(","):
             r = evaluate(policy, opponent, args.games, config.game.mode, max_seconds, seed=args.seed,
                          greedy=how == "greedy", decision_steps=config.rollout.decision_steps,
-                         lineups=config.game.lineups, move_goals=config.game.move_goals)
+                         lineups=config.game.lineups, move_goals=config.game.move_goals,
+                         patch=config.game.patch)
             out[f"{how}_vs_{opponent}"] = {"win_rate": round(r.win_rate, 4),
                                            "ci95": [round(r.ci95[0], 4), round(r.ci95[1], 4)],
                                            "draw_rate": round(r.draw_rate, 4), "team_stats": r.team_stats,

@@ -19,7 +19,7 @@ import numpy as np
 
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import MODES, GameConfig
-from fivestack.match.agents import TEAMS, AgentUnavailable, build_agent, check_agent, move_goals_of
+from fivestack.match.agents import TEAMS, AgentUnavailable, build_agent, check_agent, trained_game
 from fivestack.match.games import Seat, play_to_end
 from fivestack.viewer.replay import ReplayRecorder, game_summary
 
@@ -110,7 +110,7 @@ def play_match(
     check_agent(radiant)
     check_agent(dire)
     agents = (build_agent(radiant, 0, 2 * seed, config.mode), build_agent(dire, 1, 2 * seed + 1, config.mode))
-    config = replace(config, move_goals=move_goals_of(agents))  # a trained policy's moves
+    config = replace(config, **trained_game(agents))  # a trained policy's game: its moves and patch
     env = BatchedEnv(n_games, config)
     env.reset(seed)
     paths = replay_paths(replay, n_games) if replay is not None else []

@@ -46,7 +46,7 @@ from fivestack.game.layout import (
     TARGET, TARGET_OFFSET_STEP, TEAM, X, Y,
 )
 from fivestack.game.patch import Patch
-from fivestack.match.agents import TRAINED, build_agent, check_agent, move_goals_of
+from fivestack.match.agents import TRAINED, build_agent, check_agent, trained_game
 from fivestack.match.teams import active_heroes
 from fivestack.viewer.replay.recorder import ReplayRecorder, unit_columns
 
@@ -161,8 +161,8 @@ class ArenaGame:
             mates = mates[mates != self.hero]
             self.teammates = (build_agent(setup.teammates, self.team, setup.seed + 2, setup.mode, heroes=mates)
                               if setup.coop else build_agent("scripted", self.team, setup.seed + 2, setup.mode))
-        # a trained side's moves (the player's clicks use the same table: ``goal_cells``)
-        config = dataclasses.replace(config, move_goals=move_goals_of([self.opponents, self.teammates]))
+        # a trained side's game: its moves (the player's clicks use the same table: ``goal_cells``) and patch
+        config = dataclasses.replace(config, **trained_game([self.opponents, self.teammates]))
         bots = tuple(b for b in (setup.against, "scripted" if setup.teammates == "scripted" else None) if b in BOTS)
         warm_up(config, bots, setup.mode)
         self.env = BatchedEnv(1, config)

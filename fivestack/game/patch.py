@@ -481,7 +481,7 @@ def observation_columns(version: str) -> dict[str, int]:
 
 
 def observation_mask(version: str) -> int:
-    """The bits of patch ``version``'s observation features (the evaluator's games show them, without its rules)."""
+    """The bits of patch ``version``'s observation features: the columns its envs have (``BatchedEnv``)."""
     return feature_mask(n for n in PATCHES[version].features if FEATURES[n].observes)
 
 

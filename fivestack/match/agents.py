@@ -8,6 +8,8 @@
     check_agent(spec)                     the same checks without loading anything (for a CLI, before it plays)
     load_run_policy(spec)                 (policy, config, version) of a trained version, read from its run folder
     PolicyTeamAgent(team, policy, mode)   a policy as a team agent, deciding every ``decision_steps`` timesteps
+    trained_game(agents)                  the game settings the trained policies among them were trained on (patch,
+                                            move table): what a game of these agents must be made with
 
 A team agent acts for the five heroes of one team: ``act(env, games=None) -> int64 (n_games, 5, 5)``, in env
 action space (unit targets are slots of its team's observation). ``games`` lists the games it is asked for;
@@ -30,6 +32,7 @@ from fivestack.bots.agents import BOTS, TeamAgent, make_bot
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import no_orders
 from fivestack.game.layout import HEROES_PER_TEAM, PAPER_MOVE_GOALS
+from fivestack.game.patch import PATCH_VERSION
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult, initial_state
 from fivestack.match.teams import active_heroes, decides, team_view
 from fivestack.model.policy import ALL_GROUPS, CheckpointMismatch, Policy, PolicyConfig
@@ -54,12 +57,16 @@ class PolicyTeamAgent:
     still running. ``greedy`` plays each action head's most likely choice instead of sampling. The policy
     decides every ``decision_steps`` timesteps of a game, as it was trained (``rollout.decision_steps``); in
     between its heroes keep their orders (no-ops). ``heroes`` narrows the heroes it drives (default: all of its
-    team's in play), e.g. the four teammates of a person in the arena; the rows of the others stay no-ops."""
+    team's in play), e.g. the four teammates of a person in the arena; the rows of the others stay no-ops.
+    ``move_goals`` and ``patch`` are the game it was trained on (``[game]`` of its run): it plays only games made
+    with them (``trained_game``), and says so in one error otherwise."""
 
     def __init__(self, team: int, policy: Policy, mode: str, seed: int = 0, greedy: bool = False,
-                 decision_steps: int = 1, heroes: np.ndarray | None = None, move_goals: str = PAPER_MOVE_GOALS):
+                 decision_steps: int = 1, heroes: np.ndarray | None = None, move_goals: str = PAPER_MOVE_GOALS,
+                 patch: str = PATCH_VERSION):
         self.team = team
         self.move_goals = move_goals  # the action space it was trained in: it plays only games of that table
+        self.patch = patch  # its inputs' columns and the rules it learnt: it plays only games of that patch
         self.decision_steps = decision_steps
         self.steps_played = None  # (games,) timesteps each game has been played
         self.inference = Inference(policy, seed, greedy=greedy)
@@ -78,10 +85,11 @@ class PolicyTeamAgent:
         self.last_result: InferenceResult | None = None
 
     def act(self, env: BatchedEnv, games: np.ndarray | None = None) -> np.ndarray:
-        if env.game.config.move_goals != self.move_goals:
-            raise ValueError(f"this policy was trained with move_goals {self.move_goals!r} but the game's moves are "
-                             f"{env.game.config.move_goals!r}: its move orders would mean other places; make the game "
-                             f"with GameConfig(move_goals={self.move_goals!r}) (match.agents.move_goals_of)")
+        for name, value in trained_game([self]).items():
+            if getattr(env.game.config, name) != value:
+                raise ValueError(f"this policy was trained with {name} {value!r} but the game's is "
+                                 f"{getattr(env.game.config, name)!r}: {TRAINED_GAME[name]}; make the game with "
+                                 f"GameConfig({name}={value!r}) (match.agents.trained_game)")
         n = env.n_games
         if self.state is None or self.first.shape[0] != n:
             self.state = initial_state(n * self.k, self.inference.policy.config.lstm_size)
@@ -192,15 +200,25 @@ def load_trained_policy(root: Path | None = None) -> tuple[Policy, dict]:
     return policy.eval(), info
 
 
-def move_goals_of(agents) -> str:
-    """The move table (``GameConfig.move_goals``) a game of these team agents must be made with: the one the
-    trained policies among them share (a bot plays in any: it reads the game's table), the paper's without one.
-    Policies of different tables cannot meet: one clear error."""
-    tables = {a.move_goals for a in agents if isinstance(a, PolicyTeamAgent)}
-    if len(tables) > 1:
-        raise ValueError(f"these policies were trained with different move orders ({', '.join(sorted(tables))}): "
-                         f"a game has one table of move goals, so they cannot play each other")
-    return tables.pop() if tables else PAPER_MOVE_GOALS
+TRAINED_GAME = {"move_goals": "its move orders would mean other places",
+                "patch": "its inputs would have other columns and the game other rules than the ones it learnt"}
+"""The ``GameConfig`` settings a trained policy dictates (it cannot play a game made otherwise), and why."""
+
+
+def trained_game(agents) -> dict[str, str]:
+    """The ``GameConfig`` settings (``TRAINED_GAME``: the move table and the patch) a game of these team agents
+    must be made with: the ones the trained policies among them share; {} without one (a bot plays any game: it
+    reads the game's table and rules). Policies trained on different games cannot meet: one clear error."""
+    policies = [a for a in agents if isinstance(a, PolicyTeamAgent)]
+    settings = {}
+    for name in TRAINED_GAME:
+        values = {getattr(a, name) for a in policies}
+        if len(values) > 1:
+            raise ValueError(f"these policies were trained with different {name} ({', '.join(sorted(values))}): a "
+                             f"game has one, so they cannot play each other")
+        if values:
+            settings[name] = values.pop()
+    return settings
 
 
 # ====================================================================== the resolver
@@ -228,11 +246,11 @@ def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: 
     if spec == TRAINED:
         policy, info = load_trained_policy()
         return PolicyTeamAgent(team, policy, mode, seed, greedy, int(info["decision_steps"]), heroes,
-                               info.get("move_goals", PAPER_MOVE_GOALS))
+                               info.get("move_goals", PAPER_MOVE_GOALS), info.get("patch", PATCH_VERSION))
     if spec not in BOTS:
         policy, config, _ = load_run_policy(spec)
         return PolicyTeamAgent(team, policy, mode, seed, greedy, config.rollout.decision_steps, heroes,
-                               config.game.move_goals)
+                               config.game.move_goals, config.game.patch)
     if heroes is not None:
         raise ValueError(f"agent {spec!r} is a bot, which drives its whole team: it takes no heroes")
     try:
@@ -243,4 +261,4 @@ def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: 
 
 
 __all__ = ["AgentUnavailable", "PolicyTeamAgent", "TEAMS", "TRAINED", "build_agent", "check_agent", "is_run_spec",
-           "load_run_policy", "load_trained_policy", "move_goals_of", "parse_run_spec", "trained_files"]
+           "load_run_policy", "load_trained_policy", "parse_run_spec", "trained_files", "trained_game"]

@@ -25,8 +25,7 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import (ACTIVE, DEATHS, DENIES, HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH,
                                    NO_ORDER)
-from fivestack.game.patch import PATCH_VERSION, observation_mask
-from fivestack.match.agents import move_goals_of
+from fivestack.match.agents import trained_game
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -84,7 +83,7 @@ class GameResults:
 
 
 def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: str, max_seconds: float,
-               seed: int = 0, patch: str = PATCH_VERSION, lineups: str = "fixed") -> GameResults:
+               seed: int = 0, patch: str | None = None, lineups: str = "fixed") -> GameResults:
     """Play ``games`` full games of A against B in one batched env: games ``0 .. n_a - 1`` (``n_a`` = half,
     rounded up) with A as Radiant, the rest with A as Dire, all at once until every game has ended (by a win
     or the time limit ``max_seconds``); finished games are not restarted.
@@ -93,8 +92,10 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
     from whichever of the two plays it there. A policy runs only for its own running games; a bot acts on the
     whole env and its actions for other games are dropped. Deterministic for a given seed.
 
-    ``patch``: the patch version of the policies' game; the games show its observation features (their columns)
-    but play the default game's rules (``game.patch.observation_mask``). ``lineups``: "fixed" (the standard
+    The game is the one the trained policies among the agents were trained on (``agents.trained_game``: their move
+    table and patch, its rules and observation columns alike; the default game between bots). ``patch``: the
+    patch version to play instead (a rating ladder's: its bots' games too); a policy trained on another refuses
+    it. ``lineups``: "fixed" (the standard
     game, what ratings compare) or "random" (each game's heroes drawn from the pool by its seed,
     ``GameConfig.lineups``). Evaluation games never randomise their starting conditions."""
     n_a = games - games // 2
@@ -105,10 +106,11 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
         for factory, plays in ((agent_a, np.flatnonzero(a_side == side)), (agent_b, np.flatnonzero(a_side != side))):
             if plays.size:
                 seats.append(Seat(factory(side), side, plays))
-    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, patch=patch, lineups=lineups,
-                                       move_goals=move_goals_of(s.agent for s in seats)))
-    env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64),
-              None if patch == PATCH_VERSION else observation_mask(patch))
+    game = trained_game(s.agent for s in seats)
+    if patch is not None:
+        game["patch"] = patch
+    env = BatchedEnv(games, GameConfig(mode=mode, max_seconds=max_seconds, lineups=lineups, **game))
+    env.reset(np.concatenate([base + np.arange(n_a), base + 1_000 + np.arange(games - n_a)]).astype(np.uint64))
     heroes = env.game.patch.heroes
     a_heroes = [[heroes[env.game.hero_types[g, h]].name for h in range(5 * side, 5 * side + 5)
                  if env.game.state.hi[g, h, ACTIVE]] for g, side in enumerate(a_side)]

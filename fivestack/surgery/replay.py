@@ -37,7 +37,7 @@ def seeded_games(policy, patch: str, opponent: Callable[[int], object], *, mode:
 
     def mine(side: int) -> RecordingAgent:
         recorders.append(RecordingAgent(PolicyTeamAgent(side, policy, mode, seed + side,
-                                                        decision_steps=decision_steps)))
+                                                        decision_steps=decision_steps, patch=patch)))
         return recorders[-1]
 
     result = play_games(mine, opponent, games, mode, max_seconds, seed, patch)

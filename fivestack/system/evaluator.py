@@ -10,7 +10,9 @@ TrueSkill ratings against a pool of frozen references (``fivestack.match.rating`
 Every match plays half its games as Radiant and half as Dire, all of them at once in one batched env
 (``fivestack.match.games.play_games``; agents are built by ``fivestack.match.agents.build_agent``). ``evaluate``
 counts wins only (a draw, a game the time limit ended, counts 0) and reports the draw share beside the win rate;
-TrueSkill ratings take a draw as a draw (score 0.5).
+TrueSkill ratings take a draw as a draw (score 0.5). Every game is the run's game: its patch (``[game] patch``:
+the rules and the observation columns its policies were trained with; an annealed feature not yet in it is left
+out) and its move table, the bots' calibration games included.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Callable
 import torch
 
 from fivestack.game.layout import PAPER_MOVE_GOALS
+from fivestack.game.patch import PATCH_VERSION
 from fivestack.model.policy import Policy
 from fivestack.match.agents import PolicyTeamAgent, build_agent
 from fivestack.match.games import TEAM_STATS, AgentFactory, play_games, wilson_interval
@@ -67,14 +70,14 @@ class EvalResult:
 
 def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0,
              greedy: bool = False, decision_steps: int = 1, lineups: str = "fixed",
-             move_goals: str = PAPER_MOVE_GOALS) -> EvalResult:
+             move_goals: str = PAPER_MOVE_GOALS, patch: str = PATCH_VERSION) -> EvalResult:
     """Play ``games`` full games (half as each side, all in one batched env) of ``policy`` against a bot and
     count the policy's wins; ``greedy`` plays its most likely actions rather than sampling them; the policy
-    decides every ``decision_steps`` timesteps and moves with the ``move_goals`` table, as it was trained;
-    ``lineups`` as in ``play_games``."""
+    decides every ``decision_steps`` timesteps, moves with the ``move_goals`` table and plays patch ``patch``'s
+    game, as it was trained (``[rollout]``, ``[game]`` of its run); ``lineups`` as in ``play_games``."""
     start = time.monotonic()
     result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy, decision_steps,
-                                                     move_goals=move_goals),
+                                                     move_goals=move_goals, patch=patch),
                         lambda side: build_agent(opponent, side, seed + 1 + 2 * side, mode), games, mode, max_seconds,
                         seed, lineups=lineups)
     seconds = time.monotonic() - start
@@ -116,12 +119,12 @@ class RatingEvaluator:
             policy = self.policies[name]
             return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
                                                 decision_steps=self.config.rollout.decision_steps,
-                                                move_goals=self.config.game.move_goals)
+                                                move_goals=self.config.game.move_goals, patch=self.config.game.patch)
         if name.startswith("v") and name[1:].isdigit():
             policy = self.load_version(int(name[1:]))
             return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
                                                 decision_steps=self.config.rollout.decision_steps,
-                                                move_goals=self.config.game.move_goals)
+                                                move_goals=self.config.game.move_goals, patch=self.config.game.patch)
         return lambda side: build_agent(name, side, seed, self.mode)
 
     def load_version(self, version: int) -> Policy:

@@ -249,9 +249,10 @@ def test_surgery_with_a_patch_feature_replays_the_seeded_games_and_past_opponent
     version = min(load_checkpoint(latest_checkpoint(trained))[2]["pool"]["versions"])
     old_past = policy(old_cfg, OpponentPool(old_cfg.pool, trained / "pool").weights(version))
     new_past = policy(new_cfg, OpponentPool(new_cfg.pool, new_run / "pool").weights(version))
-    past = lambda p: lambda side: PolicyTeamAgent(side, p, "1v1", 20 + side, decision_steps=1)  # noqa: E731
-    before, moves_before = seeded_games(old, "0.1", past(old_past))
-    after, moves_after = seeded_games(new, "0.3", past(new_past))
+    past = lambda p, patch: lambda side: PolicyTeamAgent(side, p, "1v1", 20 + side, decision_steps=1,  # noqa: E731
+                                                         patch=patch)
+    before, moves_before = seeded_games(old, "0.1", past(old_past, "0.1"))
+    after, moves_after = seeded_games(new, "0.3", past(new_past, "0.3"))
     np.testing.assert_array_equal(before.winner, after.winner)
     for a, b in zip(moves_before, moves_after):
         np.testing.assert_array_equal(a, b)

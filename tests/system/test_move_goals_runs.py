@@ -9,7 +9,7 @@ import pytest
 
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.match.agents import PolicyTeamAgent, build_agent, move_goals_of
+from fivestack.match.agents import PolicyTeamAgent, build_agent, trained_game
 from fivestack.match.games import play_games
 from fivestack.model.policy import Policy, PolicyConfig
 from fivestack.runs.config import ConfigError, TrainConfig, from_dict, load_config, to_toml
@@ -70,10 +70,11 @@ def test_a_policy_refuses_a_game_of_another_table_and_two_tables_cannot_meet():
     far = PolicyTeamAgent(0, policy, "1v1", move_goals="reach")
     env = BatchedEnv(1, GameConfig(mode="1v1"))
     env.reset(np.array([0], np.uint64))
-    with pytest.raises(ValueError, match=r"trained with move_goals 'reach' but the game's moves are 'grid'"):
+    with pytest.raises(ValueError, match=r"trained with move_goals 'reach' but the game's is 'grid': its move "
+                                          r"orders would mean other places"):
         far.act(env)
     near = PolicyTeamAgent(1, policy, "1v1")
-    assert move_goals_of([near, build_agent("scripted", 0)]) == "grid"
-    assert move_goals_of([far, build_agent("scripted", 1)]) == "reach"
-    with pytest.raises(ValueError, match=r"different move orders \(grid, reach\)"):
-        move_goals_of([far, near])
+    assert trained_game([near, build_agent("scripted", 0)])["move_goals"] == "grid"
+    assert trained_game([far, build_agent("scripted", 1)])["move_goals"] == "reach"
+    with pytest.raises(ValueError, match=r"different move_goals \(grid, reach\)"):
+        trained_game([far, near])
