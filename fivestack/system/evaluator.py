@@ -115,17 +115,12 @@ class RatingEvaluator:
     def agent(self, name: str, seed: int) -> AgentFactory:
         """A reference of this ladder by name: ``vVERSION`` is a version of this run (``policies``, else the pool
         folder); any other name is an agent spec (``fivestack.match.agents.build_agent``: the bots)."""
-        if name in self.policies:
-            policy = self.policies[name]
-            return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
-                                                decision_steps=self.config.rollout.decision_steps,
-                                                move_goals=self.config.game.move_goals, patch=self.config.game.patch)
-        if name.startswith("v") and name[1:].isdigit():
-            policy = self.load_version(int(name[1:]))
-            return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
-                                                decision_steps=self.config.rollout.decision_steps,
-                                                move_goals=self.config.game.move_goals, patch=self.config.game.patch)
-        return lambda side: build_agent(name, side, seed, self.mode)
+        if name not in self.policies and not (name.startswith("v") and name[1:].isdigit()):
+            return lambda side: build_agent(name, side, seed, self.mode)
+        policy = self.policies[name] if name in self.policies else self.load_version(int(name[1:]))
+        return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
+                                            decision_steps=self.config.rollout.decision_steps,
+                                            move_goals=self.config.game.move_goals, patch=self.config.game.patch)
 
     def load_version(self, version: int) -> Policy:
         policy = Policy(self.config.policy, self.config.game.patch)

@@ -1,17 +1,14 @@
 """A run's move goals (``game.move_goals``) are part of its action space: recorded in its config and checkpoints,
 read back as the paper's for runs saved before the key existed, kept on resume, and followed by every game its
-policy plays (the agent refuses a game of another table; ``play_games`` makes games in the policy's table)."""
+policy plays (``play_games`` makes games in the policy's table; the agent refuses a game of another:
+``tests/match/test_trained_game.py``)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from fivestack.env.batched import BatchedEnv
-from fivestack.game.engine import GameConfig
-from fivestack.match.agents import PolicyTeamAgent, build_agent, trained_game
+from fivestack.match.agents import build_agent
 from fivestack.match.games import play_games
-from fivestack.model.policy import Policy, PolicyConfig
 from fivestack.runs.config import ConfigError, TrainConfig, from_dict, load_config, to_toml
 from fivestack.system.serial import SerialRunner
 
@@ -63,18 +60,3 @@ def test_a_run_keeps_its_move_goals_in_checkpoints_and_refuses_to_resume_in_anot
     result = play_games(lambda side: build_agent(f"{runner.run_dir}:{runner.version}", side, mode="1v1"),
                         lambda side: build_agent("scripted", side, mode="1v1"), 2, "1v1", 20.0)
     assert result.winner.shape == (2,)
-
-
-def test_a_policy_refuses_a_game_of_another_table_and_two_tables_cannot_meet():
-    policy = Policy(PolicyConfig(lstm_size=16)).eval()
-    far = PolicyTeamAgent(0, policy, "1v1", move_goals="reach")
-    env = BatchedEnv(1, GameConfig(mode="1v1"))
-    env.reset(np.array([0], np.uint64))
-    with pytest.raises(ValueError, match=r"trained with move_goals 'reach' but the game's is 'grid': its move "
-                                          r"orders would mean other places"):
-        far.act(env)
-    near = PolicyTeamAgent(1, policy, "1v1")
-    assert trained_game([near, build_agent("scripted", 0)])["move_goals"] == "grid"
-    assert trained_game([far, build_agent("scripted", 1)])["move_goals"] == "reach"
-    with pytest.raises(ValueError, match=r"different move_goals \(grid, reach\)"):
-        trained_game([far, near])

@@ -1,7 +1,7 @@
-"""A policy plays the game it was trained on: its run's patch (the observation columns it reads *and* the rules it
-learnt) as well as its move table, in every game it plays: ``fivestack play`` and the arena (``trained_game``),
-``fivestack eval``, the evaluator and the benchmarks (``play_games``). The agent refuses a game of another patch
-with one error naming the fix, and policies of two patches cannot meet."""
+"""A policy plays the game it was trained on (``match.agents.TRAINED_GAME``): its run's move table and patch (the
+observation columns it reads *and* the rules it learnt), in every game it plays: ``fivestack play`` and the arena
+(``trained_game``), ``fivestack eval``, the evaluator and the benchmarks (``play_games``). The agent refuses a game
+made otherwise with one error naming the fix, and policies trained on two games cannot meet."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import torch
 
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.game.patch import F_ATTACK_READY, F_MANUAL_ATTACK
+from fivestack.game.patch import F_MANUAL_ATTACK
 from fivestack.match.agents import PolicyTeamAgent, build_agent, trained_game
 from fivestack.match.games import play_games
 from fivestack.model.policy import Policy, PolicyConfig
@@ -81,21 +81,34 @@ def test_a_policys_games_play_its_patchs_rules_and_a_ladder_plays_its_own(run_on
     assert default.patches == {"0.1"} and default.features == {0}
 
 
-def test_a_policy_refuses_a_game_of_another_patch_and_two_patches_cannot_meet():
-    wide = Policy(PolicyConfig(lstm_size=16), "0.4").eval()
-    agent = PolicyTeamAgent(0, wide, "1v1", patch="0.4")
+@pytest.mark.parametrize("name, trained, default, why", [
+    ("move_goals", "reach", "grid", "its move orders would mean other places"),
+    ("patch", "0.4", "0.1", "its inputs would have other columns and the game other rules than the ones it learnt"),
+])
+def test_a_policy_refuses_a_game_made_otherwise_and_policies_of_two_games_cannot_meet(name, trained, default, why):
+    policy = Policy(PolicyConfig(lstm_size=16), trained if name == "patch" else None).eval()
+    agent = PolicyTeamAgent(0, policy, "1v1", **{name: trained})
     env = BatchedEnv(1, GameConfig(mode="1v1"))
     env.reset(np.array([0], np.uint64))
-    with pytest.raises(ValueError, match=r"trained with patch '0.4' but the game's is '0.1': its inputs would have "
-                                          r"other columns .* make the game with GameConfig\(patch='0.4'\)"):
+    with pytest.raises(ValueError, match=rf"trained with {name} '{trained}' but the game's is '{default}': {why}; "
+                                          rf"make the game with GameConfig\({name}='{trained}'\)"):
         agent.act(env)
-    default = PolicyTeamAgent(1, Policy(PolicyConfig(lstm_size=16)).eval(), "1v1")
-    with pytest.raises(ValueError, match=r"different patch \(0.1, 0.4\): a game has one"):
-        trained_game([agent, default])
-    with pytest.raises(ValueError, match=r"trained with patch '0.4' but the game's is '0.1'"):  # a ladder's patch
+    plain = PolicyTeamAgent(1, Policy(PolicyConfig(lstm_size=16)).eval(), "1v1")
+    assert trained_game([plain, scripted(0)]) == {"move_goals": "grid", "patch": "0.1"}
+    assert trained_game([agent, scripted(1)])[name] == trained and trained_game([scripted(1)]) == {}
+    with pytest.raises(ValueError, match=rf"different {name} \({', '.join(sorted((default, trained)))}\): a game "
+                                          rf"has one"):
+        trained_game([agent, plain])
+    own = BatchedEnv(1, GameConfig(mode="1v1", **{name: trained}))  # its own game: it plays
+    own.reset(np.array([0], np.uint64))
+    assert agent.act(own).shape == (1, 5, 5)
+
+
+def test_a_ladder_of_another_patch_is_refused_at_the_policys_first_decision():
+    wide = Policy(PolicyConfig(lstm_size=16), "0.4").eval()
+    with pytest.raises(ValueError, match=r"trained with patch '0.4' but the game's is '0.1'"):
         play_games(lambda side: PolicyTeamAgent(side, wide, "1v1", patch="0.4"), scripted, 2, "1v1", 10.0,
                    patch="0.1")
-    # the same policy in its own game, whose env has the column
-    env = BatchedEnv(1, GameConfig(mode="1v1", patch="0.4"))
-    env.reset(np.array([0], np.uint64))
-    assert agent.act(env).shape == (1, 5, 5) and int(env.game.features[0]) == F_ATTACK_READY
+    played = play_games(lambda side: PolicyTeamAgent(side, wide, "1v1", patch="0.4"), scripted, 2, "1v1", 10.0,
+                        patch="0.4")
+    assert played.winner.shape == (2,)
