@@ -85,11 +85,11 @@ class PolicyTeamAgent:
         self.last_result: InferenceResult | None = None
 
     def act(self, env: BatchedEnv, games: np.ndarray | None = None) -> np.ndarray:
-        for name, value in trained_game([self]).items():
-            if getattr(env.game.config, name) != value:
-                raise ValueError(f"this policy was trained with {name} {value!r} but the game's is "
-                                 f"{getattr(env.game.config, name)!r}: {TRAINED_GAME[name]}; make the game with "
-                                 f"GameConfig({name}={value!r}) (match.agents.trained_game)")
+        for name, why in TRAINED_GAME.items():
+            mine, games_own = getattr(self, name), getattr(env.game.config, name)
+            if games_own != mine:
+                raise ValueError(f"this policy was trained with {name} {mine!r} but the game's is {games_own!r}: "
+                                 f"{why}; make the game with GameConfig({name}={mine!r}) (match.agents.trained_game)")
         n = env.n_games
         if self.state is None or self.first.shape[0] != n:
             self.state = initial_state(n * self.k, self.inference.policy.config.lstm_size)

@@ -95,9 +95,8 @@ def play_games(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: s
     The game is the one the trained policies among the agents were trained on (``agents.trained_game``: their move
     table and patch, its rules and observation columns alike; the default game between bots). ``patch``: the
     patch version to play instead (a rating ladder's: its bots' games too); a policy trained on another refuses
-    it. ``lineups``: "fixed" (the standard
-    game, what ratings compare) or "random" (each game's heroes drawn from the pool by its seed,
-    ``GameConfig.lineups``). Evaluation games never randomise their starting conditions."""
+    it. ``lineups``: "fixed" (the standard game, what ratings compare) or "random" (each game's heroes drawn from
+    the pool by its seed, ``GameConfig.lineups``). Evaluation games never randomise their starting conditions."""
     n_a = games - games // 2
     a_side = (np.arange(games) >= n_a).astype(np.int64)
     base = seed * 10_000
