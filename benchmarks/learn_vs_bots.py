@@ -48,6 +48,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from fivestack.system.asp_moba import GOAL_WIDTH
+from fivestack.match.agents import trained_game_of
 from fivestack.runs.config import load_config
 from fivestack.system.evaluator import evaluate
 from fivestack.system.serial import SerialRunner
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
             result = evaluate(runner.policy, opponent, games, config.game.mode, eval_max_seconds,
                               seed=10_000 + args.seed, greedy=args.greedy,
                               decision_steps=config.rollout.decision_steps, lineups=eval_lineups,
-                              move_goals=config.game.move_goals, patch=config.game.patch)
+                              **trained_game_of(config.game))
             point[f"win_rate_vs_{opponent}"] = round(result.win_rate, 4)
             point[f"ci95_vs_{opponent}"] = [round(result.ci95[0], 4), round(result.ci95[1], 4)]
             point[f"draw_rate_vs_{opponent}"] = round(result.draw_rate, 4)

@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 
-from fivestack.match.agents import load_run_policy
+from fivestack.match.agents import load_run_policy, trained_game_of
 from fivestack.system.evaluator import evaluate
 
 
@@ -36,8 +36,7 @@ def main() -> None:
         for opponent in args.opponents.split(","):
             r = evaluate(policy, opponent, args.games, config.game.mode, max_seconds, seed=args.seed,
                          greedy=how == "greedy", decision_steps=config.rollout.decision_steps,
-                         lineups=config.game.lineups, move_goals=config.game.move_goals,
-                         patch=config.game.patch)
+                         lineups=config.game.lineups, **trained_game_of(config.game))
             out[f"{how}_vs_{opponent}"] = {"win_rate": round(r.win_rate, 4),
                                            "ci95": [round(r.ci95[0], 4), round(r.ci95[1], 4)],
                                            "draw_rate": round(r.draw_rate, 4), "team_stats": r.team_stats,

@@ -10,6 +10,7 @@
     PolicyTeamAgent(team, policy, mode)   a policy as a team agent, deciding every ``decision_steps`` timesteps
     trained_game(agents)                  the game settings the trained policies among them were trained on (patch,
                                             move table): what a game of these agents must be made with
+    trained_game_of(config.game)          the same settings read from a run's [game], as PolicyTeamAgent's keywords
 
 A team agent acts for the five heroes of one team: ``act(env, games=None) -> int64 (n_games, 5, 5)``, in env
 action space (unit targets are slots of its team's observation). ``games`` lists the games it is asked for;
@@ -221,6 +222,12 @@ def trained_game(agents) -> dict[str, str]:
     return settings
 
 
+def trained_game_of(game) -> dict[str, str]:
+    """The ``TRAINED_GAME`` settings of a run's ``[game]`` (or any object with those attributes): the game a policy
+    of that run was trained on, as the keywords ``PolicyTeamAgent`` and ``match.games.evaluate`` take."""
+    return {name: getattr(game, name) for name in TRAINED_GAME}
+
+
 # ====================================================================== the resolver
 def check_agent(spec: str) -> str:
     """``spec`` if it is a bot's name, ``trained`` or a run folder (``RUN:VERSION``), else one ``ValueError`` that
@@ -245,12 +252,12 @@ def build_agent(spec: str, team: int, seed: int = 0, mode: str = "5v5", greedy: 
     check_agent(spec)
     if spec == TRAINED:
         policy, info = load_trained_policy()
-        return PolicyTeamAgent(team, policy, mode, seed, greedy, int(info["decision_steps"]), heroes,
-                               info.get("move_goals", PAPER_MOVE_GOALS), info.get("patch", PATCH_VERSION))
+        shipped_game = {name: info[name] for name in TRAINED_GAME if name in info}  # absent: the paper's defaults
+        return PolicyTeamAgent(team, policy, mode, seed, greedy, int(info["decision_steps"]), heroes, **shipped_game)
     if spec not in BOTS:
         policy, config, _ = load_run_policy(spec)
         return PolicyTeamAgent(team, policy, mode, seed, greedy, config.rollout.decision_steps, heroes,
-                               config.game.move_goals, config.game.patch)
+                               **trained_game_of(config.game))
     if heroes is not None:
         raise ValueError(f"agent {spec!r} is a bot, which drives its whole team: it takes no heroes")
     try:

@@ -30,7 +30,7 @@ import torch
 from fivestack.game.layout import PAPER_MOVE_GOALS
 from fivestack.game.patch import PATCH_VERSION
 from fivestack.model.policy import Policy
-from fivestack.match.agents import PolicyTeamAgent, build_agent
+from fivestack.match.agents import PolicyTeamAgent, build_agent, trained_game_of
 from fivestack.match.games import TEAM_STATS, AgentFactory, play_games, wilson_interval
 from fivestack.runs.config import TrainConfig, from_dict
 from fivestack.system.pool import OpponentPool
@@ -120,7 +120,7 @@ class RatingEvaluator:
         policy = self.policies[name] if name in self.policies else self.load_version(int(name[1:]))
         return lambda side: PolicyTeamAgent(side, policy, self.mode, seed,
                                             decision_steps=self.config.rollout.decision_steps,
-                                            move_goals=self.config.game.move_goals, patch=self.config.game.patch)
+                                            **trained_game_of(self.config.game))
 
     def load_version(self, version: int) -> Policy:
         policy = Policy(self.config.policy, self.config.game.patch)
