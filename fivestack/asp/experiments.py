@@ -37,12 +37,62 @@ def env_module(name: str):
     return importlib.import_module(f"fivestack.asp.envs.{name}")
 
 
+CHOICES = {"mode": ("repeat", "reverse"), "algo": ("reinforce", "ppo")}   # SelfPlayConfig's fields with named values
+POSITIVE = ("batch", "lr", "t_max", "eval_every", "eval_episodes", "n_alices")
+
+
+def parse_overrides(name: str, pairs: list[str]) -> dict:
+    """``KEY=VALUE`` strings (``fivestack asp reproduce --set``) as changes to env ``name``'s ``config()``: each key
+    a ``SelfPlayConfig`` field, each value read as that field's type (a tuple field as comma-separated ints, a
+    bool as true/false). One ``ValueError`` naming the pair and what is accepted."""
+    cfg = env_module(name).config()
+    fields = {f.name for f in dataclasses.fields(cfg)}
+    overrides = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        key, text = key.strip(), text.strip()
+        if not sep or not key or not text:
+            raise ValueError(f"--set {pair!r}: give KEY=VALUE, e.g. --set batch=256")
+        if key not in fields:
+            raise ValueError(f"--set {pair!r}: {key!r} is not a setting of {name}; settings: {', '.join(sorted(fields))}")
+        current = getattr(cfg, key)
+        try:
+            if isinstance(current, bool):
+                if text.lower() not in ("true", "false"):
+                    raise ValueError
+                value = text.lower() == "true"
+            elif isinstance(current, tuple):
+                value = tuple(int(v) for v in text.split(","))
+            elif isinstance(current, int) and not isinstance(current, bool) and "," in text:
+                value = tuple(int(v) for v in text.split(","))   # e.g. random_alice_steps: a number or lo,hi
+            elif current is None or isinstance(current, (int, float)):
+                value = int(text) if text.lstrip("-").isdigit() else float(text)
+                if isinstance(current, int) and not isinstance(value, int):
+                    raise ValueError
+            else:
+                value = type(current)(text)
+        except ValueError:
+            kind = ("true or false" if isinstance(current, bool) else "comma-separated integers"
+                    if isinstance(current, tuple) else type(current).__name__ if current is not None else "a number")
+            raise ValueError(f"--set {pair!r}: {key} takes {kind} (now {current!r})") from None
+        if key in CHOICES and value not in CHOICES[key]:
+            raise ValueError(f"--set {pair!r}: {key} is one of {', '.join(CHOICES[key])}")
+        if key in POSITIVE and value <= 0:
+            raise ValueError(f"--set {pair!r}: {key} must be above 0")
+        if key == "target_share" and not 0 <= value <= 1:
+            raise ValueError(f"--set {pair!r}: target_share is a share of episodes, from 0 to 1")
+        overrides[key] = value
+    return overrides
+
+
 def run_method(name: str, method: str, seeds: int, episodes: int, seed: int = 0, overrides: dict | None = None,
                on_progress=None) -> dict:
-    """Train ``seeds`` runs of one method; returns its curves as plain lists (JSON-ready)."""
+    """Train ``seeds`` runs of one method; returns its curves as plain lists (JSON-ready). ``overrides`` (e.g.
+    ``parse_overrides``'s) change the env's ``config()`` after the method's own ``METHOD_OVERRIDES``: what a user
+    sets is what runs."""
     mod = env_module(name)
-    cfg = dataclasses.replace(mod.config(), **(overrides or {}))
-    cfg = dataclasses.replace(cfg, **getattr(mod, "METHOD_OVERRIDES", {}).get(method, {}))
+    cfg = dataclasses.replace(mod.config(), **getattr(mod, "METHOD_OVERRIDES", {}).get(method, {}))
+    cfg = dataclasses.replace(cfg, **(overrides or {}))
     env = mod.make(seeds * cfg.batch)
     start, cpu_start = time.time(), time.process_time()
     curves, _ = train(env, method, cfg, seeds, episodes, np.random.default_rng(seed), on_progress)
@@ -67,16 +117,20 @@ def run_method(name: str, method: str, seeds: int, episodes: int, seed: int = 0,
 
 
 def reproduce(name: str, seeds: int, episodes: int | None, out_dir: Path, methods=None, progress=None,
-              seed: int = 0) -> dict:
+              seed: int = 0, overrides: dict | None = None) -> dict:
+    """Every method of ``methods`` (default: the env's) on ``seeds`` seeds; writes ENV.json and ENV.png under
+    ``out_dir``. ``overrides`` change the env's config for every method (``run_method``) and are recorded."""
     mod = env_module(name)
     episodes = episodes or mod.EPISODES
     methods = methods or mod.METHODS
     results = {"env": name, "seeds": seeds, "episodes": episodes, "metric": mod.METRIC, "methods": {}}
+    if overrides:
+        results["overrides"] = {k: list(v) if isinstance(v, tuple) else v for k, v in overrides.items()}
     start = time.time()
     for m in methods:
         task = progress.add_task(f"{name}: {LABELS.get(m, m)}", total=episodes) if progress else None
         cb = (lambda done, s, r, task=task: progress.update(task, completed=done)) if progress else None
-        results["methods"][m] = run_method(name, m, seeds, episodes, seed, on_progress=cb)
+        results["methods"][m] = run_method(name, m, seeds, episodes, seed, overrides, on_progress=cb)
     results["seconds"] = round(time.time() - start, 1)
     results["summary"] = mod.summary(results)
     out_dir.mkdir(parents=True, exist_ok=True)

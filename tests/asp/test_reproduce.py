@@ -72,3 +72,33 @@ def test_lightkey_bob_learns_alices_tasks():
     sp = run_method("lightkey", "self_play", seeds=2, episodes=1_000, overrides={"eval_every": 1_000})
     done = sp["alice"]["bob_success"]
     assert np.mean(done[-5:]) > np.mean(done[:5]) + 0.1
+
+
+def test_cli_set_changes_the_config_every_method_runs_and_records_it(tmp_path):
+    result = CliRunner().invoke(app, ["asp", "reproduce", "hallway", "--seeds", "2", "--episodes", "640",
+                                      "--methods", "self_play,target_only", "--out", str(tmp_path),
+                                      "--set", "batch=32", "--set", "lr=0.05"])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "hallway.json").read_text())
+    assert data["overrides"] == {"batch": 32, "lr": 0.05}
+    default = run_method("hallway", "self_play", seeds=1, episodes=1)["config"]
+    assert (default["batch"], default["lr"]) != (32, 0.05)   # so the settings below are the --set ones
+    for method in ("self_play", "target_only"):
+        assert data["methods"][method]["config"]["batch"] == 32
+        assert data["methods"][method]["config"]["lr"] == 0.05
+
+
+@pytest.mark.parametrize("pair, message", [
+    ("batch", "give KEY=VALUE"),
+    ("bach=3", "'bach' is not a setting of lightkey; settings: algo,"),
+    ("batch=2.5", "batch takes int (now 64)"),
+    ("batch=0", "batch must be above 0"),
+    ("time_input=yes", "time_input takes true or false"),
+    ("hidden=a,b", "hidden takes comma-separated integers"),
+    ("mode=forward", "mode is one of repeat, reverse"),
+    ("target_share=1.5", "target_share is a share of episodes"),
+])
+def test_cli_set_names_a_wrong_setting_and_what_it_takes(pair, message, tmp_path):
+    result = CliRunner().invoke(app, ["asp", "reproduce", "lightkey", "--set", pair, "--out", str(tmp_path)])
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not (tmp_path / "lightkey.json").exists()
