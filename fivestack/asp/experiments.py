@@ -19,10 +19,11 @@ import numpy as np
 
 from fivestack.asp.selfplay import train
 
-ENV_NAMES = ("hallway", "lightkey", "mountaincar", "mountaincar_gym", "economy", "swimmergather",
+ENV_NAMES = ("hallway", "lightkey", "lightkey10", "mountaincar", "mountaincar_gym", "economy", "swimmergather",
              "swimmergather_ppo")
 VARIANTS = {"mountaincar_gym": ("mountaincar", "GYM_VARIANT"),   # a second world defined in another's module
-            "swimmergather_ppo": ("swimmergather", "PPO_VARIANT")}
+            "swimmergather_ppo": ("swimmergather", "PPO_VARIANT"),
+            "lightkey10": ("lightkey", "BIG_VARIANT")}
 LABELS = {"self_play": "self-play", "target_only": "target task only (policy gradient)",
           "random_alice": "random Alice", "count_based": "count-based bonus",
           "self_play_bc": "self-play + Alice cloning", "self_play_multi": "self-play, 3 Alices"}

@@ -194,6 +194,22 @@ def test_the_experiment_is_the_authors_small_configuration():
     assert cfg.bob_must_act and cfg.time_input
 
 
+def test_lightkey10_is_the_authors_full_size_with_the_same_settings():
+    """``fivestack asp reproduce lightkey10``: a 10 x 10 map dealt by the same rules (the wall's line 2..8, the
+    door anywhere along it, the target task dark and closed) and the 6 x 6 experiment's settings."""
+    from fivestack.asp.experiments import env_module
+
+    big = env_module("lightkey10")
+    env = big.make(4000)
+    assert env.size == 10 and big.config() == lightkey.config() and big.METHODS == lightkey.METHODS
+    target = np.arange(env.n) % 2 == 0
+    env.reset(np.random.default_rng(0), target)
+    s = env.state
+    assert set(s[:, WALL]) == set(range(2, 9)) and set(s[:, DOOR]) == set(range(10))
+    assert s[:, [AR, AC, LR, LC, KR, KC]].max() == 9 and (s[target][:, [LIGHT, OPEN]] == 0).all()
+    check_env(big.make(8))
+
+
 def test_an_untrained_agent_rarely_solves_the_target_task():
     level = lightkey.untrained_level(seeds=2, episodes=256)
     assert level["untrained_net"]["mean"] < 0.06 and level["uniform_random_moves"] < 0.06

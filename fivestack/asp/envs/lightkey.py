@@ -34,6 +34,7 @@ State columns (one row per episode, named below): the agent's, the light switch'
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 from numba import njit
@@ -416,7 +417,8 @@ def plot_levels(results: dict, path) -> None:
     ax.axhline(untrained, color="grey", ls=":", lw=0.8, label=f"untrained (mean + std) {untrained:.3f}")
     ax.set_xlabel("target-task episodes")
     ax.set_ylabel("solved target episodes (share)")
-    ax.set_title(f"light-key {SIZE} x {SIZE} ({results['seeds']} seeds, mean +- std)")
+    size = BIG_SIZE if results["env"] == "lightkey10" else SIZE
+    ax.set_title(f"light-key {size} x {size} ({results['seeds']} seeds, mean +- std)")
     ax.legend(fontsize=7)
     names = list(results["methods"])
     ax2.set_xticks(range(len(names)), [LABELS.get(m, m).split(" (")[0] for m in names], fontsize=7)
@@ -425,3 +427,15 @@ def plot_levels(results: dict, path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+# --- the authors' full size, 10 x 10 (``fivestack asp reproduce lightkey10``): the same rules and settings ---
+BIG_SIZE = 10
+
+
+def make_big(n: int) -> LightKey:
+    return LightKey(n, size=BIG_SIZE)
+
+
+BIG_VARIANT = SimpleNamespace(make=make_big, config=config, METHODS=METHODS, EPISODES=EPISODES,
+                              ALICE_PLOTS=ALICE_PLOTS, METRIC=METRIC, summary=summary)
