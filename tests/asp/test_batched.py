@@ -23,8 +23,8 @@ from fivestack.asp.policy import MLPPolicy, SparseRows, UpdateBatch, first_layer
 from fivestack.asp.selfplay import ALICE, BOB, make_policy, play
 
 
-def _dealt(n, seed):
-    env = LightKey(n)
+def _dealt(n, seed, **rules):
+    env = LightKey(n, **rules)
     rng = np.random.default_rng(seed)
     target = rng.random(n) < 0.4
     env.reset(rng, target)
@@ -32,15 +32,16 @@ def _dealt(n, seed):
     return env, target, rng
 
 
-def test_lightkey_batch_matches_worlds_stepped_one_at_a_time_and_the_numpy_rule():
+@pytest.mark.parametrize("key_needs_light", [False, True])
+def test_lightkey_batch_matches_worlds_stepped_one_at_a_time_and_the_numpy_rule(key_needs_light):
     n = 24
-    env, target, rng = _dealt(n, 0)
+    env, target, rng = _dealt(n, 0, key_needs_light=key_needs_light)
     alone = []
     for i in range(n):
-        e = LightKey(1)
+        e = LightKey(1, key_needs_light=key_needs_light)
         e.state = env.state[i:i + 1].copy()
         alone.append(e)
-    ref = LightKey(n)
+    ref = LightKey(n, key_needs_light=key_needs_light)
     ref.state = env.state.copy()
     for _ in range(120):
         actions = rng.integers(0, lightkey.STOP + 1, n)

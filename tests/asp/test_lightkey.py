@@ -75,6 +75,17 @@ def test_a_horizontal_wall_blocks_up_and_down_and_its_door_opens_with_the_key():
     assert _at(env) == (2, 1) and env.state[0, OPEN] == 1
 
 
+def test_with_key_needs_light_the_key_does_nothing_in_the_dark():
+    for light, opens in ((0, False), (1, True)):
+        env = _world(AR=5, AC=2, LIGHT=light)                   # on the key
+        env.key_needs_light = True
+        _do(env, TOGGLE)
+        assert env.state[0, OPEN] == opens
+        env = _world(AR=5, AC=2, LIGHT=light)                   # the default: the key works unseen
+        _do(env, TOGGLE)
+        assert env.state[0, OPEN] == 1
+
+
 def test_toggle_acts_only_on_a_switch_and_stop_or_idle_rows_do_not_move():
     env = _world()
     _do(env, TOGGLE)                                           # (3, 0) holds no switch

@@ -68,14 +68,16 @@ class LightKey(ASPEnvBase):
     state_dim = len(COLUMNS)
 
     def __init__(self, n: int, size: int = 6, p_light_off: float = 0.5, t_max_target: int = 80,
-                 target_lit: bool = False, target_open: bool = False):
+                 target_lit: bool = False, target_open: bool = False, key_needs_light: bool = False):
         """``target_lit`` / ``target_open`` start the target task with the light already on / the door already
         open: easier stages of it for diagnosis (``benchmarks/asp_lightkey_stages.py``); the paper's task has
-        both off (the defaults)."""
+        both off (the defaults). ``key_needs_light``: the key switch acts only while the light is on (a toggle
+        on it in the dark does nothing), one reading of the paper's "the agent has to turn on the light" first;
+        off, the key works unseen."""
         if size < 4:
             raise ValueError(f"size {size}: the wall's line is drawn from 2..size-2, so size must be at least 4")
         self.n, self.size, self.p_light_off, self.t_max_target = n, size, p_light_off, t_max_target
-        self.target_lit, self.target_open = bool(target_lit), bool(target_open)
+        self.target_lit, self.target_open, self.key_needs_light = bool(target_lit), bool(target_open), bool(key_needs_light)
         self.cells = size * size
         # words (see _words): row and column of 4 objects, wall orientation (2) and line, door place and
         # open / closed (2), light on. The input is (s_t words, goal words, z).
@@ -139,7 +141,8 @@ class LightKey(ASPEnvBase):
         reward = np.empty(self.n)
         reached = np.empty(self.n, np.bool_)
         _step_rows(self.state, np.ascontiguousarray(actions, np.int64), np.ascontiguousarray(moving, np.bool_),
-                   np.ascontiguousarray(np.broadcast_to(target, (self.n,)), np.bool_), self.size, reward, reached)
+                   np.ascontiguousarray(np.broadcast_to(target, (self.n,)), np.bool_), self.size, self.key_needs_light,
+                   reward, reached)
         return reward, reached, np.zeros(self.n, bool)
 
     def step_numpy(self, actions, moving, target):
@@ -154,7 +157,8 @@ class LightKey(ASPEnvBase):
         s[:, AC] = np.where(go, c, s[:, AC])
         toggle = moving & (actions == TOGGLE)
         s[:, LIGHT] ^= toggle & (s[:, AR] == s[:, LR]) & (s[:, AC] == s[:, LC])
-        s[:, OPEN] ^= toggle & (s[:, AR] == s[:, KR]) & (s[:, AC] == s[:, KC])
+        lit = (s[:, LIGHT] == 1) | (not self.key_needs_light)
+        s[:, OPEN] ^= toggle & (s[:, AR] == s[:, KR]) & (s[:, AC] == s[:, KC]) & lit
         reached = np.asarray(target, bool) & (s[:, AR] == s[:, GR]) & (s[:, AC] == s[:, GC])
         return np.where(moving, -0.1, 0.0) + reached * 1.0, reached, np.zeros(self.n, bool)
 
@@ -235,7 +239,7 @@ class LightKey(ASPEnvBase):
 
 
 @njit(cache=True, nogil=True)
-def _step_rows(s, actions, moving, target, size, reward, reached):  # pragma: no cover - compiled
+def _step_rows(s, actions, moving, target, size, key_needs_light, reward, reached):  # pragma: no cover - compiled
     """``LightKey.step_numpy``, one row at a time, in place on s."""
     for i in range(s.shape[0]):
         a = actions[i]
@@ -252,7 +256,7 @@ def _step_rows(s, actions, moving, target, size, reward, reached):  # pragma: no
         if mv and a == TOGGLE:
             if s[i, AR] == s[i, LR] and s[i, AC] == s[i, LC]:
                 s[i, LIGHT] ^= 1
-            if s[i, AR] == s[i, KR] and s[i, AC] == s[i, KC]:
+            if s[i, AR] == s[i, KR] and s[i, AC] == s[i, KC] and (s[i, LIGHT] == 1 or not key_needs_light):
                 s[i, OPEN] ^= 1
         hit = target[i] and s[i, AR] == s[i, GR] and s[i, AC] == s[i, GC]
         reached[i] = hit
