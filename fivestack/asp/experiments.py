@@ -42,12 +42,33 @@ CHOICES = {"mode": ("repeat", "reverse"), "algo": ("reinforce", "ppo")}   # Self
 POSITIVE = ("batch", "lr", "t_max", "eval_every", "eval_episodes", "n_alices")
 
 
+# what a --set value is read as, by the type of the field's default (first match: bool before int, as bool is an int)
+KIND = ((bool, "true or false"), (tuple, "comma-separated integers"), (int, "int"), (float, "float"), (str, "str"))
+
+
+def _read_value(current, text: str, takes_pair: bool):
+    """``text`` read as the type of ``current`` (a field's default); ``ValueError`` when it is not one.
+    ``takes_pair``: an int field that may also be a pair lo,hi (``random_alice_steps``)."""
+    if isinstance(current, bool):
+        if text.lower() not in ("true", "false"):
+            raise ValueError
+        return text.lower() == "true"
+    if isinstance(current, tuple) or takes_pair and "," in text:
+        return tuple(int(v) for v in text.split(","))
+    if current is None or isinstance(current, (int, float)):
+        value = int(text) if text.lstrip("-").isdigit() else float(text)
+        if isinstance(current, int) and not isinstance(value, int):
+            raise ValueError
+        return value
+    return type(current)(text)
+
+
 def parse_overrides(name: str, pairs: list[str]) -> dict:
     """``KEY=VALUE`` strings (``fivestack asp reproduce --set``) as changes to env ``name``'s ``config()``: each key
     a ``SelfPlayConfig`` field, each value read as that field's type (a tuple field as comma-separated ints, a
     bool as true/false). One ``ValueError`` naming the pair and what is accepted."""
     cfg = env_module(name).config()
-    fields = {f.name for f in dataclasses.fields(cfg)}
+    fields = {f.name: f for f in dataclasses.fields(cfg)}
     overrides = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
@@ -58,23 +79,9 @@ def parse_overrides(name: str, pairs: list[str]) -> dict:
             raise ValueError(f"--set {pair!r}: {key!r} is not a setting of {name}; settings: {', '.join(sorted(fields))}")
         current = getattr(cfg, key)
         try:
-            if isinstance(current, bool):
-                if text.lower() not in ("true", "false"):
-                    raise ValueError
-                value = text.lower() == "true"
-            elif isinstance(current, tuple):
-                value = tuple(int(v) for v in text.split(","))
-            elif isinstance(current, int) and not isinstance(current, bool) and "," in text:
-                value = tuple(int(v) for v in text.split(","))   # e.g. random_alice_steps: a number or lo,hi
-            elif current is None or isinstance(current, (int, float)):
-                value = int(text) if text.lstrip("-").isdigit() else float(text)
-                if isinstance(current, int) and not isinstance(value, int):
-                    raise ValueError
-            else:
-                value = type(current)(text)
+            value = _read_value(current, text, takes_pair="tuple" in str(fields[key].type))
         except ValueError:
-            kind = ("true or false" if isinstance(current, bool) else "comma-separated integers"
-                    if isinstance(current, tuple) else type(current).__name__ if current is not None else "a number")
+            kind = "a number" if current is None else next(k for t, k in KIND if isinstance(current, t))
             raise ValueError(f"--set {pair!r}: {key} takes {kind} (now {current!r})") from None
         if key in CHOICES and value not in CHOICES[key]:
             raise ValueError(f"--set {pair!r}: {key} is one of {', '.join(CHOICES[key])}")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from fivestack.asp.experiments import run_method, value_at
+from fivestack.asp.experiments import parse_overrides, run_method, value_at
 from fivestack.cli import app
 
 
@@ -89,10 +89,20 @@ def test_cli_set_changes_the_config_every_method_runs_and_records_it(tmp_path):
         assert data["methods"][method]["config"]["lr"] == 0.05
 
 
+def test_set_reads_each_setting_as_its_fields_type():
+    # random Alice's move count is a number or a range lo,hi; the others take their default's type
+    assert parse_overrides("lightkey", ["random_alice_steps=5,20", "batch=32", "lr=1e-3", "time_input=false",
+                                        "hidden=64,32", "mode=reverse"]) == {
+        "random_alice_steps": (5, 20), "batch": 32, "lr": 0.001, "time_input": False, "hidden": (64, 32),
+        "mode": "reverse"}
+    assert parse_overrides("hallway", ["random_alice_steps=12"]) == {"random_alice_steps": 12}
+
+
 @pytest.mark.parametrize("pair, message", [
     ("batch", "give KEY=VALUE"),
     ("bach=3", "'bach' is not a setting of lightkey; settings: algo,"),
     ("batch=2.5", "batch takes int (now 256)"),
+    ("batch=2,3", "batch takes int (now 256)"),          # a pair only where the field takes one (random Alice's)
     ("batch=0", "batch must be above 0"),
     ("time_input=yes", "time_input takes true or false"),
     ("hidden=a,b", "hidden takes comma-separated integers"),
@@ -103,3 +113,12 @@ def test_cli_set_names_a_wrong_setting_and_what_it_takes(pair, message, tmp_path
     result = CliRunner().invoke(app, ["asp", "reproduce", "lightkey", "--set", pair, "--out", str(tmp_path)])
     assert result.exit_code == 2 and message in result.output, result.output
     assert not (tmp_path / "lightkey.json").exists()
+
+
+def test_lightkey_reproduce_draws_the_levels_beside_the_curves(tmp_path):
+    result = CliRunner().invoke(app, ["asp", "reproduce", "lightkey10", "--seeds", "2", "--episodes", "64",
+                                      "--methods", "target_only,random_alice", "--out", str(tmp_path),
+                                      "--set", "batch=16", "--set", "eval_every=32"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "lightkey10.png").stat().st_size > 10_000
+    assert (tmp_path / "lightkey10_levels.png").stat().st_size > 10_000

@@ -169,4 +169,11 @@ def test_fivestack_draft_view_serves_the_table_until_interrupted(table):
         assert status == 200 and s["picks"][0]["side"] == "Dire" and s["picks"][0]["by"] == "search"
     finally:
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=60) == 0
+        # communicate, not wait: it drains both pipes, so a chatty exit cannot block on a full pipe, and a failure
+        # shows what the server said
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail(f"the draft server was still running 60 s after Ctrl-C; it said: {proc.communicate()[1]}")
+        assert proc.returncode == 0, err

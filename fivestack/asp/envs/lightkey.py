@@ -34,6 +34,7 @@ State columns (one row per episode, named below): the agent's, the light switch'
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -392,10 +393,11 @@ def summary(results: dict) -> dict:
     return out
 
 
-def plot_levels(results: dict, path) -> None:
-    """docs/asp/lightkey_levels.png: each method's solved fraction (mean +- std over seeds) with target-only's
-    final level (dashed), the untrained level (dotted, mean + std of the first evaluation) and where each
-    mean curve first reaches the level; right: every seed's final level."""
+def extra_plots(results: dict, out_dir) -> None:
+    """OUT/ENV_levels.png (``reproduce`` and ``resummarize`` draw it beside ENV.png): each method's solved
+    fraction (mean +- std over seeds) with target-only's final level (dashed), the untrained level (dotted, mean
+    + std of the first evaluation) and where each mean curve first reaches the level; right: every seed's final
+    level."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -422,15 +424,14 @@ def plot_levels(results: dict, path) -> None:
     ax.axhline(untrained, color="grey", ls=":", lw=0.8, label=f"untrained (mean + std) {untrained:.3f}")
     ax.set_xlabel("target-task episodes")
     ax.set_ylabel("solved target episodes (share)")
-    size = BIG_SIZE if results["env"] == "lightkey10" else SIZE
-    ax.set_title(f"light-key {size} x {size} ({results['seeds']} seeds, mean +- std)")
+    ax.set_title(f"{results['env']} ({results['seeds']} seeds, mean +- std)")
     ax.legend(fontsize=7)
     names = list(results["methods"])
     ax2.set_xticks(range(len(names)), [LABELS.get(m, m).split(" (")[0] for m in names], fontsize=7)
     ax2.axhline(untrained, color="grey", ls=":", lw=0.8)
     ax2.set_title(f"final level per seed at {results['episodes']:,} target episodes", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(Path(out_dir) / f"{results['env']}_levels.png", dpi=90)
     plt.close(fig)
 
 
@@ -443,4 +444,5 @@ def make_big(n: int) -> LightKey:
 
 
 BIG_VARIANT = SimpleNamespace(make=make_big, config=config, METHODS=METHODS, EPISODES=EPISODES,
-                              ALICE_PLOTS=ALICE_PLOTS, METRIC=METRIC, summary=summary)
+                              ALICE_PLOTS=ALICE_PLOTS, METRIC=METRIC, summary=summary,
+                              extra_plots=extra_plots)
