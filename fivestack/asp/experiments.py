@@ -23,7 +23,8 @@ ENV_NAMES = ("hallway", "lightkey", "lightkey10", "mountaincar", "mountaincar_gy
              "swimmergather_ppo")
 VARIANTS = {"mountaincar_gym": ("mountaincar", "GYM_VARIANT"),   # a second world defined in another's module
             "swimmergather_ppo": ("swimmergather", "PPO_VARIANT"),
-            "lightkey10": ("lightkey", "BIG_VARIANT")}
+            "lightkey10": ("lightkey", "BIG_VARIANT"),
+            "lightkey_cells": ("lightkey", "CELLS_VARIANT")}
 LABELS = {"self_play": "self-play", "target_only": "target task only (policy gradient)",
           "random_alice": "random Alice", "count_based": "count-based bonus",
           "self_play_bc": "self-play + Alice cloning", "self_play_multi": "self-play, 3 Alices"}

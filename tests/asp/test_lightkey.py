@@ -112,6 +112,30 @@ def test_in_the_dark_only_the_light_switch_and_the_agent_are_seen():
     assert not np.array_equal(horizontal, lit)                 # the orientation is seen
 
 
+def test_cell_words_name_each_object_cell_and_each_wall_block_and_hide_them_in_the_dark():
+    """The paper's input (``cell_words``): one word per (object, cell); the wall is a block word on each of its
+    cells but the door's; in the dark only the agent's and the light switch's words are seen."""
+    def seen(**kw):
+        env = LightKey(1, cell_words=True)
+        env.state = _world(**kw).state
+        x = env.observe(env.state)[0]
+        return {(int(i) // 36, divmod(int(i) % 36, 6)) if i < 6 * 36 else ("flag", int(i) - 6 * 36)
+                for i in np.flatnonzero(x)}
+
+    assert seen() == {(0, (3, 0)), (1, (1, 1))}                               # agent, light switch
+    wall = {(5, (r, 3)) for r in (0, 1, 2, 3, 5)}                              # blocks; the door at (4, 3)
+    assert seen(LIGHT=1) == {(0, (3, 0)), (1, (1, 1)), (2, (5, 2)), (3, (3, 5)), (4, (4, 3)),
+                             ("flag", 0), ("flag", 2)} | wall                   # door closed, light on
+    horizontal = seen(LIGHT=1, VERT=0)                                         # row 3, the door at column 4
+    assert {(5, (3, c)) for c in (0, 1, 2, 3, 5)} | {(4, (3, 4))} <= horizontal
+    assert not {(5, (r, 3)) for r in (0, 1, 2, 5)} & horizontal                 # no vertical blocks
+    assert ("flag", 1) in seen(LIGHT=1, OPEN=1)
+    assert (3, (3, 5)) not in seen(LIGHT=1, GR=-1, GC=-1)                     # no goal flag in self-play
+    env = LightKey(1, cell_words=True)
+    assert env.words == 6 * 36 + 3 and env.input_dim == 2 * env.words + 1
+    check_env(lightkey.CELLS_VARIANT.make(8))
+
+
 def test_the_goal_words_are_zero_on_the_target_task_and_the_flag_is_last():
     env = _world(n=2, LIGHT=1)
     x = env.encode(env.state, env.state, np.array([0.0, 1.0]))

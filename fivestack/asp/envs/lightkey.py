@@ -70,20 +70,26 @@ class LightKey(ASPEnvBase):
     state_dim = len(COLUMNS)
 
     def __init__(self, n: int, size: int = 6, p_light_off: float = 0.5, t_max_target: int = 80,
-                 target_lit: bool = False, target_open: bool = False, key_needs_light: bool = False):
+                 target_lit: bool = False, target_open: bool = False, key_needs_light: bool = False,
+                 cell_words: bool = False):
         """``target_lit`` / ``target_open`` start the target task with the light already on / the door already
         open: easier stages of it for diagnosis (``benchmarks/asp_lightkey_stages.py``); the paper's task has
         both off (the defaults). ``key_needs_light``: the key switch acts only while the light is on (a toggle
         on it in the dark does nothing), one reading of the paper's "the agent has to turn on the light" first;
-        off, the key works unseen."""
+        off, the key works unseen. ``cell_words``: the input has one word per (object, cell), the wall as a
+        block word on each of its cells, as the paper's encoder (a bag of words over (object, location) pairs);
+        off, one word per (object, row) and one per (object, column), the wall as its orientation and line."""
         if size < 4:
             raise ValueError(f"size {size}: the wall's line is drawn from 2..size-2, so size must be at least 4")
         self.n, self.size, self.p_light_off, self.t_max_target = n, size, p_light_off, t_max_target
         self.target_lit, self.target_open, self.key_needs_light = bool(target_lit), bool(target_open), bool(key_needs_light)
         self.cells = size * size
-        # words (see _words): row and column of 4 objects, wall orientation (2) and line, door place and
+        self.cell_words = bool(cell_words)
+        # words (see _words), by default: row and column of 4 objects, wall orientation (2) and line, door place
+        # and open / closed (2), light on; with cell_words: the cell of 4 objects, of the door and of a wall block,
         # open / closed (2), light on. The input is (s_t words, goal words, z).
-        self.words = 8 * size + 2 + size + size + 2 + 1
+        self.words = 6 * self.cells + 2 + 1 if cell_words else 8 * size + 2 + size + size + 2 + 1
+        self.words_per_state = size + 6 if cell_words else 13       # words of one state, seen or not
         self.input_dim = 2 * self.words + 1
         self.state = np.zeros((n, self.state_dim), np.int64)
         self.state[:, [GR, GC]] = -1
@@ -172,7 +178,10 @@ class LightKey(ASPEnvBase):
         """The words of states s (..., 13) as indices into ``self.words`` and whether each is seen (0 / 1):
         (object, row) and (object, column) for the agent, the light switch, the key and the goal; the
         wall's orientation and line; the door's place along the wall and open / closed; the light-on flag.
-        Only the agent and the light switch are seen in the dark; the goal only where there is one."""
+        Only the agent and the light switch are seen in the dark; the goal only where there is one.
+        With ``cell_words``: see ``_cell_words``."""
+        if self.cell_words:
+            return self._cell_words(s)
         size = self.size
         lit = s[..., LIGHT] == 1
         has_goal = s[..., GR] >= 0
@@ -186,6 +195,29 @@ class LightKey(ASPEnvBase):
         one = np.ones_like(lit)
         goal = lit & has_goal
         seen = np.stack([one, one, one, one, lit, lit, goal, goal, lit, lit, lit, lit, lit], -1)
+        return index, seen.astype(np.float32)
+
+    def _cell_words(self, s: np.ndarray):
+        """The paper's words of states s (..., 13): (object, cell) for the agent, the light switch, the key, the
+        goal and the door, (block, cell) for each of the wall's size - 1 blocks, then open / closed and the
+        light-on flag; seen as in ``_words``."""
+        size, cells = self.size, self.cells
+        lit = s[..., LIGHT] == 1
+        vertical = s[..., VERT] == 1
+        j = np.arange(size - 1)
+        along = j + (j >= s[..., DOOR, None])                      # the wall's cells, skipping the door
+        line = s[..., WALL, None]
+        blocks = np.where(vertical[..., None], along * size + line, line * size + along)
+        door = np.where(vertical, s[..., DOOR] * size + s[..., WALL], s[..., WALL] * size + s[..., DOOR])
+        goal = np.maximum(s[..., GR], 0) * size + np.maximum(s[..., GC], 0)
+        index = np.concatenate([np.stack([s[..., AR] * size + s[..., AC], cells + s[..., LR] * size + s[..., LC],
+                                          2 * cells + s[..., KR] * size + s[..., KC], 3 * cells + goal,
+                                          4 * cells + door], -1),
+                                5 * cells + blocks,
+                                np.stack([6 * cells + s[..., OPEN], np.full(s.shape[:-1], 6 * cells + 2)], -1)], -1)
+        one = np.ones_like(lit)
+        seen = np.concatenate([np.stack([one, one, lit, lit & (s[..., GR] >= 0), lit], -1),
+                               np.repeat(lit[..., None], size - 1, -1), np.stack([lit, lit], -1)], -1)
         return index, seen.astype(np.float32)
 
     def observe(self, s: np.ndarray) -> np.ndarray:
@@ -211,8 +243,8 @@ class LightKey(ASPEnvBase):
         return out.reshape(states.shape[:-1] + (self.input_dim,))
 
     def encode_sparse(self, states, goals, z):
-        """``encode`` as a SparseRows (its 27 entries that may be nonzero: the 13 words of s_t, the 13 of the
-        goal, z), for the policy's sparse first layer; ``tests/asp/test_lightkey.py`` checks it against
+        """``encode`` as a SparseRows (its entries that may be nonzero: the ``words_per_state`` words of s_t, those
+        of the goal, z), for the policy's sparse first layer; ``tests/asp/test_batched.py`` checks it against
         ``encode``."""
         from fivestack.asp.policy import SparseRows
 
@@ -221,10 +253,11 @@ class LightKey(ASPEnvBase):
         s = np.ascontiguousarray(states, np.int64).reshape(-1, self.state_dim)
         g = np.ascontiguousarray(np.broadcast_to(goals, states.shape), np.int64).reshape(-1, self.state_dim)
         zz = np.ascontiguousarray(np.broadcast_to(np.asarray(z, np.float32), lead)).reshape(-1)
-        index = np.empty((len(s), 27), np.int32)
-        value = np.empty((len(s), 27), np.float32)
-        _sparse_words(s, g, zz, self.size, self.words, index, value)
-        return SparseRows(index.reshape(lead + (27,)), value.reshape(lead + (27,)), self.input_dim)
+        k = 2 * self.words_per_state + 1
+        index = np.empty((len(s), k), np.int32)
+        value = np.empty((len(s), k), np.float32)
+        _sparse_words(s, g, zz, self.size, self.words, self.cell_words, index, value)
+        return SparseRows(index.reshape(lead + (k,)), value.reshape(lead + (k,)), self.input_dim)
 
     def success(self, states, goals):
         same = (states[:, AR] == goals[:, AR]) & (states[:, AC] == goals[:, AC]) & \
@@ -287,11 +320,38 @@ def _words_into(s, size, offset, keep, index, value, col):  # pragma: no cover -
 
 
 @njit(cache=True, nogil=True)
-def _sparse_words(states, goals, z, size, words, index, value):  # pragma: no cover - compiled
+def _cell_words_into(s, size, offset, keep, index, value, col):  # pragma: no cover - compiled
+    """``LightKey._cell_words`` of one state row s, written at index[col:col + size + 6] (+ offset), seen * keep."""
+    cells = size * size
+    lit = 1.0 if s[LIGHT] == 1 else 0.0
+    vertical = s[VERT] == 1
+    index[col + 0], value[col + 0] = offset + s[AR] * size + s[AC], keep
+    index[col + 1], value[col + 1] = offset + cells + s[LR] * size + s[LC], keep
+    index[col + 2], value[col + 2] = offset + 2 * cells + s[KR] * size + s[KC], lit * keep
+    goal = (lit if s[GR] >= 0 else 0.0)
+    index[col + 3], value[col + 3] = offset + 3 * cells + max(s[GR], 0) * size + max(s[GC], 0), goal * keep
+    door = s[DOOR] * size + s[WALL] if vertical else s[WALL] * size + s[DOOR]
+    index[col + 4], value[col + 4] = offset + 4 * cells + door, lit * keep
+    for j in range(size - 1):
+        along = j + 1 if j >= s[DOOR] else j
+        block = along * size + s[WALL] if vertical else s[WALL] * size + along
+        index[col + 5 + j], value[col + 5 + j] = offset + 5 * cells + block, lit * keep
+    index[col + size + 4], value[col + size + 4] = offset + 6 * cells + s[OPEN], lit * keep
+    index[col + size + 5], value[col + size + 5] = offset + 6 * cells + 2, lit * keep
+
+
+@njit(cache=True, nogil=True)
+def _sparse_words(states, goals, z, size, words, cell_words, index, value):  # pragma: no cover - compiled
+    k = size + 6 if cell_words else 13
     for r in range(states.shape[0]):
-        _words_into(states[r], size, 0, 1.0, index[r], value[r], 0)
-        _words_into(goals[r], size, words, 1.0 if z[r] == 0 else 0.0, index[r], value[r], 13)
-        index[r, 26], value[r, 26] = 2 * words, z[r]
+        keep = 1.0 if z[r] == 0 else 0.0
+        if cell_words:
+            _cell_words_into(states[r], size, 0, 1.0, index[r], value[r], 0)
+            _cell_words_into(goals[r], size, words, keep, index[r], value[r], k)
+        else:
+            _words_into(states[r], size, 0, 1.0, index[r], value[r], 0)
+            _words_into(goals[r], size, words, keep, index[r], value[r], k)
+        index[r, 2 * k], value[r, 2 * k] = 2 * words, z[r]
 
 
 def make(n: int) -> LightKey:
@@ -446,3 +506,12 @@ def make_big(n: int) -> LightKey:
 BIG_VARIANT = SimpleNamespace(make=make_big, config=config, METHODS=METHODS, EPISODES=EPISODES,
                               ALICE_PLOTS=ALICE_PLOTS, METRIC=METRIC, summary=summary,
                               extra_plots=extra_plots)
+
+
+# --- the paper's input words, one per (object, cell) (``fivestack asp reproduce lightkey_cells``): 6 x 6 ---
+def make_cells(n: int) -> LightKey:
+    return LightKey(n, size=SIZE, cell_words=True)
+
+
+CELLS_VARIANT = SimpleNamespace(make=make_cells, config=config, METHODS=METHODS, EPISODES=EPISODES,
+                                ALICE_PLOTS=ALICE_PLOTS, METRIC=METRIC, summary=summary, extra_plots=extra_plots)
