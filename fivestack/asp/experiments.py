@@ -19,8 +19,8 @@ import numpy as np
 
 from fivestack.asp.selfplay import train
 
-ENV_NAMES = ("hallway", "lightkey", "lightkey10", "lightkey_cells", "mountaincar", "mountaincar_gym", "economy", "swimmergather",
-             "swimmergather_ppo")
+ENV_NAMES = ("hallway", "lightkey", "lightkey10", "lightkey_cells", "mountaincar", "mountaincar_gym", "economy",
+             "swimmergather", "swimmergather_ppo")
 VARIANTS = {"mountaincar_gym": ("mountaincar", "GYM_VARIANT"),   # a second world defined in another's module
             "swimmergather_ppo": ("swimmergather", "PPO_VARIANT"),
             "lightkey10": ("lightkey", "BIG_VARIANT"),
