@@ -136,7 +136,7 @@ class Drill:
         self.idle = np.zeros((n_games, 2), bool)  # the hero takes no part in this game's episode
         self.episode_index = np.zeros(n_games, np.int64)  # episodes begun in each game slot
         self.record = False
-        self.outcomes: list[tuple[int, int, int, bool, float]] = []  # (game, episode, side, success, seconds)
+        self.outcomes: list[tuple] = []  # ``outcome``'s: (game, episode, side, success, seconds, ...)
         self.episodes = self.reached = 0
         self.reach_seconds: list[float] = []
 
@@ -179,7 +179,12 @@ class Drill:
             self.reached += 1
             self.reach_seconds.append(seconds)
         if self.record:
-            self.outcomes.append((game, int(self.episode_index[game]), side, success, seconds))
+            self.outcomes.append(self.outcome(game, side, success, seconds))
+
+    def outcome(self, game: int, side: int, success: bool, seconds: float) -> tuple:
+        """The record of a hero episode that ended: (game, episode, side, success, seconds), which a drill may
+        extend with what its ``figure`` reads."""
+        return game, int(self.episode_index[game]), side, success, seconds
 
     def goal_features(self, env, n_teams: int, k: int) -> np.ndarray:
         out = np.zeros((self.n, 2, GOAL_WIDTH), np.float32)
@@ -246,6 +251,9 @@ class WalkDrill(Drill):
         self.walk = walk
         self.points = np.zeros((n_games, 2, 2))  # (game, side, xy)
         self.distance = np.zeros((n_games, 2))  # each hero's distance to its point after the last decision
+        self.start_distance = np.zeros((n_games, 2))  # ... when its episode began
+        self.path = np.zeros((n_games, 2))  # the length of the way it has walked since (from decision to decision)
+        self.last_position = np.zeros((n_games, 2, 2))
         centres = (np.arange(GRID) + 0.5) * CELL
         self.cx, self.cy = np.meshgrid(centres, centres, indexing="ij")  # walk[i, j] is the cell at (x_i, y_j)
         self.allowed = [self._allowed_cells(side) for side in (0, 1)]
@@ -293,6 +301,9 @@ class WalkDrill(Drill):
                 c = cells[self.rng.integers(cells.size)]
                 self.points[g, side] = self.cx.flat[c], self.cy.flat[c]
         self.distance[games] = np.hypot(*(self.points[games] - where).transpose(2, 0, 1))
+        self.start_distance[games] = self.distance[games]
+        self.path[games] = 0.0
+        self.last_position[games] = where
 
     def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
         delta = self.points[games] - self.positions(env, games)
@@ -303,11 +314,30 @@ class WalkDrill(Drill):
         return out
 
     def score(self, env, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        now = np.hypot(*(self.points[games] - self.positions(env, games)).transpose(2, 0, 1))
+        where = self.positions(env, games)
+        now = np.hypot(*(self.points[games] - where).transpose(2, 0, 1))
         success = now <= self.config.radius
         reward = (self.distance[games] - now) / DISTANCE_SCALE + np.where(success, ARRIVAL_REWARD, 0.0)
         self.distance[games] = now
+        self.path[games] += np.hypot(*(where - self.last_position[games]).transpose(2, 0, 1))
+        self.last_position[games] = where
         return reward, success
+
+    def outcome(self, game: int, side: int, success: bool, seconds: float) -> tuple:
+        """+ (distance at the start, distance at the end, length of the way walked)."""
+        return super().outcome(game, side, success, seconds) + (
+            float(self.start_distance[game, side]), float(self.distance[game, side]), float(self.path[game, side]))
+
+    def figure(self, records: list[tuple]) -> dict:
+        """``Drill.figure`` + how the heroes went, successes and failures apart: "detour" (the length of the
+        way walked over the straight distance at the start, 1 for a straight walk) and "distance_left" (at the
+        end; the failures are time-outs)."""
+        out = super().figure(records)
+        for name, wanted in (("successes", True), ("failures", False)):
+            rows = [o for o in records if bool(o[3]) == wanted]
+            out[name] = {"detour": round(float(np.mean([o[7] / o[5] for o in rows])), 2),
+                         "distance_left": round(float(np.mean([o[6] for o in rows])), 1)} if rows else None
+        return out
 
 
 def lane_start(side: int) -> tuple[float, float]:

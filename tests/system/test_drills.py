@@ -123,6 +123,34 @@ def test_arrival_ends_the_heros_episode_with_the_bonus_and_the_game_once_both_ar
     assert hook.info(worker)["drill"]["drill/episodes"] == 0  # counters taken
 
 
+def test_the_figure_reads_the_way_walked_and_what_was_left():
+    """A hero that walks a dog-leg to its point (detour: the way walked over the straight distance at the start)
+    and one that times out 500 units short: the walk figure says so, successes and failures apart."""
+    worker, hook, drill = drill_worker("drill.seconds=1.0")
+    drill.record = True
+    none = np.zeros(4, bool)
+    reward = np.zeros((8, 1), np.float32)
+    (px, py) = drill.points[0, 0]
+    x0, y0 = drill.last_position[0, 0]
+    start = drill.start_distance[0, 0]
+    assert start == pytest.approx(np.hypot(px - x0, py - y0))
+    place(worker, 0, 0, px, y0)                                      # first along x, then along y
+    hook.after_decision(worker, reward, none.copy(), none.copy())
+    place(worker, 0, 0, px, py)
+    (qx, qy) = drill.points[0, 1]
+    place(worker, 0, 1, qx + 500.0, qy)
+    for _ in range(8):                                               # past the second: side 1 times out
+        worker.env.step(no_orders(4, N_HEROES))
+    hook.after_decision(worker, reward, none.copy(), none.copy())
+    mine = [o for o in drill.records() if o[0] == 0]
+    figure = drill.figure(mine)
+    assert figure["reached"] == 1 and figure["episodes"] == 2
+    walked = abs(px - x0) + abs(py - y0)
+    assert figure["successes"]["detour"] == pytest.approx(walked / start, abs=0.006)
+    assert figure["successes"]["distance_left"] == 0.0
+    assert figure["failures"]["distance_left"] == pytest.approx(500.0, abs=0.05)
+
+
 def test_distance_reward_is_the_potential_difference_both_ways():
     worker, hook, drill = drill_worker()
     (px, py) = drill.points[1, 0]
