@@ -101,7 +101,7 @@ def drill_success(infer: InferenceFn | BotPlayer, config: TrainConfig, episodes:
     total = heroes * games * per_slot
 
     def counted() -> list:
-        return [o for o in drill.records() if o[1] < per_slot]
+        return [o for o in drill.records() if o.episode < per_slot]
 
     while len(counted()) < total:
         worker.collect(infer, team_spirit=0.0)

@@ -106,6 +106,16 @@ def cell_of(x: float, y: float) -> tuple[int, int]:
     return (min(max(int(x / CELL), 0), GRID - 1), min(max(int(y / CELL), 0), GRID - 1))
 
 
+class EpisodeOutcome(NamedTuple):
+    """A hero episode that ended (``Drill.outcome``): what ``Drill.figure`` reads."""
+
+    game: int
+    episode: int  # the episodes begun in its game slot before it (an evaluation counts the first q of each)
+    side: int
+    success: bool
+    seconds: float  # game seconds from its start
+
+
 class Drill:
     """The bookkeeping every drill shares, per game slot and side (the hero ``heroes[side]`` of each 1v1 game):
 
@@ -136,7 +146,7 @@ class Drill:
         self.idle = np.zeros((n_games, 2), bool)  # the hero takes no part in this game's episode
         self.episode_index = np.zeros(n_games, np.int64)  # episodes begun in each game slot
         self.record = False
-        self.outcomes: list[tuple] = []  # ``outcome``'s: (game, episode, side, success, seconds, ...)
+        self.outcomes: list[tuple] = []  # ``outcome``'s records
         self.episodes = self.reached = 0
         self.reach_seconds: list[float] = []
 
@@ -182,9 +192,9 @@ class Drill:
             self.outcomes.append(self.outcome(game, side, success, seconds))
 
     def outcome(self, game: int, side: int, success: bool, seconds: float) -> tuple:
-        """The record of a hero episode that ended: (game, episode, side, success, seconds), which a drill may
-        extend with what its ``figure`` reads."""
-        return game, int(self.episode_index[game]), side, success, seconds
+        """The record of a hero episode that ended: an ``EpisodeOutcome``, or a drill's own record with the same
+        first fields and more that its ``figure`` reads."""
+        return EpisodeOutcome(game, int(self.episode_index[game]), side, success, seconds)
 
     def goal_features(self, env, n_teams: int, k: int) -> np.ndarray:
         out = np.zeros((self.n, 2, GOAL_WIDTH), np.float32)
@@ -220,14 +230,14 @@ class Drill:
 
     # ------------------------------------------------------------------ evaluation (``drill_eval``, with ``record``)
     def records(self) -> list[tuple]:
-        """The recorded episodes, each a tuple (game, episode, side, ...): what ``figure`` reads."""
+        """The recorded episodes (named tuples whose first fields are game, episode, side): what ``figure`` reads."""
         return self.outcomes
 
     def figure(self, records: list[tuple]) -> dict:
         """The drill's success figure over ``records``: {"episodes", "reached", "success", "ci95" (Wilson),
         "reach_seconds" (the mean game seconds of the successes; None without one)}."""
-        reached = sum(bool(o[3]) for o in records)
-        seconds = [o[4] for o in records if o[3]]
+        reached = sum(bool(o.success) for o in records)
+        seconds = [o.seconds for o in records if o.success]
         low, high = wilson_interval(reached, len(records))
         return {"episodes": len(records), "reached": int(reached), "success": round(reached / len(records), 4),
                 "ci95": [round(low, 4), round(high, 4)],
@@ -239,6 +249,19 @@ class Drill:
         out[..., 0] = 1.0
         out[..., 5] = self.time_left(env, games)[:, None]
         return out
+
+
+class WalkOutcome(NamedTuple):
+    """A walk episode that ended (``WalkDrill.outcome``), for ``WalkDrill.figure``."""
+
+    game: int
+    episode: int
+    side: int
+    success: bool
+    seconds: float
+    start_distance: float  # to the marked point, when the episode began
+    distance_left: float  # ... when it ended
+    path: float  # the length of the way walked, from decision to decision
 
 
 class WalkDrill(Drill):
@@ -323,10 +346,9 @@ class WalkDrill(Drill):
         self.last_position[games] = where
         return reward, success
 
-    def outcome(self, game: int, side: int, success: bool, seconds: float) -> tuple:
-        """+ (distance at the start, distance at the end, length of the way walked)."""
-        return super().outcome(game, side, success, seconds) + (
-            float(self.start_distance[game, side]), float(self.distance[game, side]), float(self.path[game, side]))
+    def outcome(self, game: int, side: int, success: bool, seconds: float) -> WalkOutcome:
+        return WalkOutcome(*super().outcome(game, side, success, seconds), float(self.start_distance[game, side]),
+                           float(self.distance[game, side]), float(self.path[game, side]))
 
     def figure(self, records: list[tuple]) -> dict:
         """``Drill.figure`` + how the heroes went, successes and failures apart: "detour" (the length of the
@@ -334,9 +356,9 @@ class WalkDrill(Drill):
         end; the failures are time-outs)."""
         out = super().figure(records)
         for name, wanted in (("successes", True), ("failures", False)):
-            rows = [o for o in records if bool(o[3]) == wanted]
-            out[name] = {"detour": round(float(np.mean([o[7] / o[5] for o in rows])), 2),
-                         "distance_left": round(float(np.mean([o[6] for o in rows])), 1)} if rows else None
+            rows = [o for o in records if bool(o.success) == wanted]
+            out[name] = {"detour": round(float(np.mean([o.path / o.start_distance for o in rows])), 2),
+                         "distance_left": round(float(np.mean([o.distance_left for o in rows])), 1)} if rows else None
         return out
 
 
