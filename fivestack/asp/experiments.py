@@ -19,12 +19,13 @@ import numpy as np
 
 from fivestack.asp.selfplay import train
 
-ENV_NAMES = ("hallway", "lightkey", "lightkey10", "lightkey_cells", "mountaincar", "mountaincar_gym", "economy",
-             "swimmergather", "swimmergather_ppo")
+ENV_NAMES = ("hallway", "lightkey", "lightkey10", "lightkey_cells", "lightkey_egocentric", "mountaincar",
+             "mountaincar_gym", "economy", "swimmergather", "swimmergather_ppo")
 VARIANTS = {"mountaincar_gym": ("mountaincar", "GYM_VARIANT"),   # a second world defined in another's module
             "swimmergather_ppo": ("swimmergather", "PPO_VARIANT"),
             "lightkey10": ("lightkey", "BIG_VARIANT"),
-            "lightkey_cells": ("lightkey", "CELLS_VARIANT")}
+            "lightkey_cells": ("lightkey", "CELLS_VARIANT"),
+            "lightkey_egocentric": ("lightkey", "EGOCENTRIC_VARIANT")}
 LABELS = {"self_play": "self-play", "target_only": "target task only (policy gradient)",
           "random_alice": "random Alice", "count_based": "count-based bonus",
           "self_play_bc": "self-play + Alice cloning", "self_play_multi": "self-play, 3 Alices"}

@@ -58,9 +58,10 @@ def test_lightkey_batch_matches_worlds_stepped_one_at_a_time_and_the_numpy_rule(
     assert env.state[:, lightkey.LIGHT].any() and (env.state[:, [lightkey.AR, lightkey.AC]] != 0).any()
 
 
-@pytest.mark.parametrize("size, cell_words", [(6, False), (6, True), (10, True)])
-def test_lightkey_sparse_input_is_encode(size, cell_words):
-    env, target, rng = _dealt(300, 1, size=size, cell_words=cell_words)
+@pytest.mark.parametrize("size, words", [(6, "rows_columns"), (6, "cells"), (10, "cells"), (6, "egocentric"),
+                                         (10, "egocentric")])
+def test_lightkey_sparse_input_is_encode(size, words):
+    env, target, rng = _dealt(300, 1, size=size, words=words)
     for _ in range(25):
         env.step(rng.integers(0, lightkey.STOP, env.n), np.ones(env.n, bool), target)
     states = env.state.copy()

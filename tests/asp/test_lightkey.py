@@ -113,10 +113,10 @@ def test_in_the_dark_only_the_light_switch_and_the_agent_are_seen():
 
 
 def test_cell_words_name_each_object_cell_and_each_wall_block_and_hide_them_in_the_dark():
-    """The paper's input (``cell_words``): one word per (object, cell); the wall is a block word on each of its
+    """The paper's input (``words="cells"``): one word per (object, cell); the wall is a block word on each of its
     cells but the door's; in the dark only the agent's and the light switch's words are seen."""
     def seen(**kw):
-        env = LightKey(1, cell_words=True)
+        env = LightKey(1, words="cells")
         env.state = _world(**kw).state
         x = env.observe(env.state)[0]
         return {(int(i) // 36, divmod(int(i) % 36, 6)) if i < 6 * 36 else ("flag", int(i) - 6 * 36)
@@ -131,9 +131,37 @@ def test_cell_words_name_each_object_cell_and_each_wall_block_and_hide_them_in_t
     assert not {(5, (r, 3)) for r in (0, 1, 2, 5)} & horizontal                 # no vertical blocks
     assert ("flag", 1) in seen(LIGHT=1, OPEN=1)
     assert (3, (3, 5)) not in seen(LIGHT=1, GR=-1, GC=-1)                     # no goal flag in self-play
-    env = LightKey(1, cell_words=True)
+    env = LightKey(1, words="cells")
     assert env.words == 6 * 36 + 3 and env.input_dim == 2 * env.words + 1
     check_env(lightkey.CELLS_VARIANT.make(8))
+
+
+def test_egocentric_words_are_the_cells_relative_to_the_agent_and_the_corners_say_where_it_stands():
+    """``words="egocentric"`` (MazeBase's view): each seen object's offset from the agent; the four corners are
+    seen in the dark too; a step right shifts every offset one column left."""
+    names = ("light", "corner", "key", "goal", "door", "block")
+    span = 11                                                     # 2 x 6 - 1 offsets per axis
+
+    def seen(**kw):
+        env = LightKey(1, words="egocentric")
+        env.state = _world(**kw).state
+        out = set()
+        for i in np.flatnonzero(env.observe(env.state)[0]):
+            kind, at = divmod(int(i), span * span)
+            out.add((names[kind], (at // span - 5, at % span - 5)) if kind < 6 else ("flag", at))
+        return out
+
+    corners = {("corner", (-3, 0)), ("corner", (-3, 5)), ("corner", (2, 0)), ("corner", (2, 5))}
+    assert seen() == {("light", (-2, 1))} | corners              # the agent at (3, 0), the switch at (1, 1)
+    lit = seen(LIGHT=1)
+    blocks = {("block", (r - 3, 3)) for r in (0, 1, 2, 3, 5)}
+    assert lit == {("light", (-2, 1)), ("key", (2, 2)), ("goal", (0, 5)), ("door", (1, 3)), ("flag", 0),
+                   ("flag", 2)} | corners | blocks
+    moved = seen(LIGHT=1, AC=1)
+    assert moved == {(name, at if name == "flag" else (at[0], at[1] - 1)) for name, at in lit}
+    with pytest.raises(ValueError, match="words 'pixels': choose one of rows_columns, cells, egocentric"):
+        LightKey(1, words="pixels")
+    check_env(lightkey.EGOCENTRIC_VARIANT.make(8))
 
 
 def test_the_goal_words_are_zero_on_the_target_task_and_the_flag_is_last():

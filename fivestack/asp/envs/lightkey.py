@@ -44,6 +44,12 @@ from fivestack.asp.envs.base import ASPEnvBase
 from fivestack.asp.selfplay import SelfPlayConfig
 
 UP, DOWN, LEFT, RIGHT, TOGGLE, STOP = range(6)
+# the policy's input word sets: size -> (the vocabulary, the words of one state, seen or not)
+WORD_SETS = {
+    "rows_columns": lambda size: (8 * size + 2 + size + size + 2 + 1, 13),   # (object, row), (object, column), ...
+    "cells": lambda size: (6 * size * size + 2 + 1, size + 6),               # (object, cell), a block per wall cell
+    "egocentric": lambda size: (6 * (2 * size - 1) ** 2 + 2 + 1, size + 9),  # (object, offset from the agent)
+}
 COLUMNS = ("agent_row", "agent_col", "light_row", "light_col", "key_row", "key_col",
            "wall_vertical", "wall_line", "door_at", "light_on", "door_open", "goal_row", "goal_col")
 AR, AC, LR, LC, KR, KC, VERT, WALL, DOOR, LIGHT, OPEN, GR, GC = range(len(COLUMNS))
@@ -71,25 +77,24 @@ class LightKey(ASPEnvBase):
 
     def __init__(self, n: int, size: int = 6, p_light_off: float = 0.5, t_max_target: int = 80,
                  target_lit: bool = False, target_open: bool = False, key_needs_light: bool = False,
-                 cell_words: bool = False):
+                 words: str = "rows_columns"):
         """``target_lit`` / ``target_open`` start the target task with the light already on / the door already
         open: easier stages of it for diagnosis (``benchmarks/asp_lightkey_stages.py``); the paper's task has
         both off (the defaults). ``key_needs_light``: the key switch acts only while the light is on (a toggle
         on it in the dark does nothing), one reading of the paper's "the agent has to turn on the light" first;
-        off, the key works unseen. ``cell_words``: the input has one word per (object, cell), the wall as a
-        block word on each of its cells, as the paper's encoder (a bag of words over (object, location) pairs);
-        off, one word per (object, row) and one per (object, column), the wall as its orientation and line."""
+        off, the key works unseen. ``words``, the policy's input words (``WORD_SETS``): "rows_columns" (ours,
+        the default: ``_words``), "cells" (the paper's "bag of words over (object, location) pairs": ``_cell_words``)
+        or "egocentric" (those locations relative to the agent, as MazeBase's view: ``_egocentric_words``)."""
         if size < 4:
             raise ValueError(f"size {size}: the wall's line is drawn from 2..size-2, so size must be at least 4")
+        if words not in WORD_SETS:
+            raise ValueError(f"words {words!r}: choose one of {', '.join(WORD_SETS)}")
         self.n, self.size, self.p_light_off, self.t_max_target = n, size, p_light_off, t_max_target
         self.target_lit, self.target_open, self.key_needs_light = bool(target_lit), bool(target_open), bool(key_needs_light)
         self.cells = size * size
-        self.cell_words = bool(cell_words)
-        # words (see _words), by default: row and column of 4 objects, wall orientation (2) and line, door place
-        # and open / closed (2), light on; with cell_words: the cell of 4 objects, of the door and of a wall block,
-        # open / closed (2), light on. The input is (s_t words, goal words, z).
-        self.words = 6 * self.cells + 2 + 1 if cell_words else 8 * size + 2 + size + size + 2 + 1
-        self.words_per_state = size + 6 if cell_words else 13       # words of one state, seen or not
+        self.word_set = words
+        self.words, self.words_per_state = WORD_SETS[words](size)   # the vocabulary; the words of one state
+        # The input is (s_t words, goal words, z).
         self.input_dim = 2 * self.words + 1
         self.state = np.zeros((n, self.state_dim), np.int64)
         self.state[:, [GR, GC]] = -1
@@ -179,9 +184,11 @@ class LightKey(ASPEnvBase):
         (object, row) and (object, column) for the agent, the light switch, the key and the goal; the
         wall's orientation and line; the door's place along the wall and open / closed; the light-on flag.
         Only the agent and the light switch are seen in the dark; the goal only where there is one.
-        With ``cell_words``: see ``_cell_words``."""
-        if self.cell_words:
+        The other word sets: ``_cell_words``, ``_egocentric_words``."""
+        if self.word_set == "cells":
             return self._cell_words(s)
+        if self.word_set == "egocentric":
+            return self._egocentric_words(s)
         size = self.size
         lit = s[..., LIGHT] == 1
         has_goal = s[..., GR] >= 0
@@ -217,6 +224,40 @@ class LightKey(ASPEnvBase):
                                 np.stack([6 * cells + s[..., OPEN], np.full(s.shape[:-1], 6 * cells + 2)], -1)], -1)
         one = np.ones_like(lit)
         seen = np.concatenate([np.stack([one, one, lit, lit & (s[..., GR] >= 0), lit], -1),
+                               np.repeat(lit[..., None], size - 1, -1), np.stack([lit, lit], -1)], -1)
+        return index, seen.astype(np.float32)
+
+    def _egocentric_words(self, s: np.ndarray):
+        """``_cell_words`` with every location relative to the agent (one of (2 size - 1)^2 offsets), as MazeBase
+        shows its maze: the light switch; the four corners of the map (seen in the dark too: where the agent
+        stands is read from them); the key, the goal, the door and the wall's blocks; open / closed; light on.
+        The agent itself is the view's centre (no word)."""
+        size = self.size
+        span = 2 * size - 1
+        offsets = span * span
+        lit = s[..., LIGHT] == 1
+        vertical = s[..., VERT] == 1
+        ar, ac = s[..., AR, None], s[..., AC, None]
+
+        def rel(r, c):      # the offset of cells (r, c) (..., m) from the agent, as an index in 0..offsets-1
+            return (r - ar + size - 1) * span + (c - ac + size - 1)
+
+        j = np.arange(size - 1)
+        along = j + (j >= s[..., DOOR, None])
+        line = s[..., WALL, None]
+        corner_r, corner_c = np.array([0, 0, size - 1, size - 1]), np.array([0, size - 1, 0, size - 1])
+        door_r = np.where(vertical, s[..., DOOR], s[..., WALL])[..., None]
+        door_c = np.where(vertical, s[..., WALL], s[..., DOOR])[..., None]
+        index = np.concatenate([
+            rel(s[..., LR, None], s[..., LC, None]),
+            offsets + rel(np.broadcast_to(corner_r, s.shape[:-1] + (4,)), np.broadcast_to(corner_c, s.shape[:-1] + (4,))),
+            2 * offsets + rel(s[..., KR, None], s[..., KC, None]),
+            3 * offsets + rel(np.maximum(s[..., GR, None], 0), np.maximum(s[..., GC, None], 0)),
+            4 * offsets + rel(door_r, door_c),
+            5 * offsets + rel(np.where(vertical[..., None], along, line), np.where(vertical[..., None], line, along)),
+            np.stack([6 * offsets + s[..., OPEN], np.full(s.shape[:-1], 6 * offsets + 2)], -1)], -1)
+        one = np.ones_like(lit)
+        seen = np.concatenate([np.stack([one] * 5 + [lit, lit & (s[..., GR] >= 0), lit], -1),
                                np.repeat(lit[..., None], size - 1, -1), np.stack([lit, lit], -1)], -1)
         return index, seen.astype(np.float32)
 
@@ -256,7 +297,7 @@ class LightKey(ASPEnvBase):
         k = 2 * self.words_per_state + 1
         index = np.empty((len(s), k), np.int32)
         value = np.empty((len(s), k), np.float32)
-        _sparse_words(s, g, zz, self.size, self.words, self.cell_words, index, value)
+        _sparse_words(s, g, zz, self.size, self.words, list(WORD_SETS).index(self.word_set), index, value)
         return SparseRows(index.reshape(lead + (k,)), value.reshape(lead + (k,)), self.input_dim)
 
     def success(self, states, goals):
@@ -341,16 +382,49 @@ def _cell_words_into(s, size, offset, keep, index, value, col):  # pragma: no co
 
 
 @njit(cache=True, nogil=True)
-def _sparse_words(states, goals, z, size, words, cell_words, index, value):  # pragma: no cover - compiled
-    k = size + 6 if cell_words else 13
+def _egocentric_words_into(s, size, offset, keep, index, value, col):  # pragma: no cover - compiled
+    """``LightKey._egocentric_words`` of one state row s, written at index[col:col + size + 9] (+ offset)."""
+    span = 2 * size - 1
+    offsets = span * span
+    lit = 1.0 if s[LIGHT] == 1 else 0.0
+    vertical = s[VERT] == 1
+    r0, c0 = s[AR] - size + 1, s[AC] - size + 1          # rel(r, c) = (r - r0) * span + (c - c0)
+    index[col + 0], value[col + 0] = offset + (s[LR] - r0) * span + (s[LC] - c0), keep
+    for k in range(4):
+        r = 0 if k < 2 else size - 1
+        c = 0 if k % 2 == 0 else size - 1
+        index[col + 1 + k], value[col + 1 + k] = offset + offsets + (r - r0) * span + (c - c0), keep
+    index[col + 5], value[col + 5] = offset + 2 * offsets + (s[KR] - r0) * span + (s[KC] - c0), lit * keep
+    goal = lit if s[GR] >= 0 else 0.0
+    index[col + 6], value[col + 6] = offset + 3 * offsets + (max(s[GR], 0) - r0) * span + (max(s[GC], 0) - c0), \
+        goal * keep
+    door_r = s[DOOR] if vertical else s[WALL]
+    door_c = s[WALL] if vertical else s[DOOR]
+    index[col + 7], value[col + 7] = offset + 4 * offsets + (door_r - r0) * span + (door_c - c0), lit * keep
+    for j in range(size - 1):
+        along = j + 1 if j >= s[DOOR] else j
+        br = along if vertical else s[WALL]
+        bc = s[WALL] if vertical else along
+        index[col + 8 + j], value[col + 8 + j] = offset + 5 * offsets + (br - r0) * span + (bc - c0), lit * keep
+    index[col + size + 7], value[col + size + 7] = offset + 6 * offsets + s[OPEN], lit * keep
+    index[col + size + 8], value[col + size + 8] = offset + 6 * offsets + 2, lit * keep
+
+
+@njit(cache=True, nogil=True)
+def _sparse_words(states, goals, z, size, words, word_set, index, value):  # pragma: no cover - compiled
+    """The sparse input rows; ``word_set`` the position of the set in ``WORD_SETS``."""
+    k = 13 if word_set == 0 else (size + 6 if word_set == 1 else size + 9)
     for r in range(states.shape[0]):
         keep = 1.0 if z[r] == 0 else 0.0
-        if cell_words:
+        if word_set == 0:
+            _words_into(states[r], size, 0, 1.0, index[r], value[r], 0)
+            _words_into(goals[r], size, words, keep, index[r], value[r], k)
+        elif word_set == 1:
             _cell_words_into(states[r], size, 0, 1.0, index[r], value[r], 0)
             _cell_words_into(goals[r], size, words, keep, index[r], value[r], k)
         else:
-            _words_into(states[r], size, 0, 1.0, index[r], value[r], 0)
-            _words_into(goals[r], size, words, keep, index[r], value[r], k)
+            _egocentric_words_into(states[r], size, 0, 1.0, index[r], value[r], 0)
+            _egocentric_words_into(goals[r], size, words, keep, index[r], value[r], k)
         index[r, 2 * k], value[r, 2 * k] = 2 * words, z[r]
 
 
@@ -508,10 +582,16 @@ BIG_VARIANT = SimpleNamespace(make=make_big, config=config, METHODS=METHODS, EPI
                               extra_plots=extra_plots)
 
 
-# --- the paper's input words, one per (object, cell) (``fivestack asp reproduce lightkey_cells``): 6 x 6 ---
+# --- the paper's input words, one per (object, cell) (``fivestack asp reproduce lightkey_cells``), and those cells
+# relative to the agent (``lightkey_egocentric``): 6 x 6 ---
 def make_cells(n: int) -> LightKey:
-    return LightKey(n, size=SIZE, cell_words=True)
+    return LightKey(n, size=SIZE, words="cells")
+
+
+def make_egocentric(n: int) -> LightKey:
+    return LightKey(n, size=SIZE, words="egocentric")
 
 
 CELLS_VARIANT = SimpleNamespace(make=make_cells, config=config, METHODS=METHODS, EPISODES=EPISODES,
                                 ALICE_PLOTS=ALICE_PLOTS, METRIC=METRIC, summary=summary, extra_plots=extra_plots)
+EGOCENTRIC_VARIANT = SimpleNamespace(**{**vars(CELLS_VARIANT), "make": make_egocentric})
