@@ -8,9 +8,10 @@ flag), through ``LightKey(target_lit=..., target_open=...)``; everything else (p
 optimiser, the evaluation) is the experiment's. Per stage: the share of evaluation episodes that reach the
 flag per seed, untrained (the first evaluation) and after ``--episodes`` target episodes.
 
-Usage: ``python benchmarks/asp_lightkey_stages.py [--seeds 2] [--episodes 20000] [--seed 3] [--batch 64]``
-(``--batch 64``, the default here, is the batch the figures in docs/asp.md were measured with; light-key's
-config now has the paper's 256)
+Usage: ``python benchmarks/asp_lightkey_stages.py [--seeds 2] [--episodes 20000] [--seed 3] [--batch 64]
+[--words rows_columns]`` (``--batch 64`` and ``--words rows_columns``, the defaults here, are the batch and the input
+words the figures in docs/asp.md were measured with; light-key's config now has the paper's batch of 256 and
+MazeBase's view, ``egocentric``)
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=20_000, help="target episodes per seed and stage")
     ap.add_argument("--seed", type=int, default=3, help="random seed of each stage's experiment")
     ap.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated among {', '.join(STAGES)}")
+    ap.add_argument("--words", choices=list(lightkey.WORD_SETS), default="rows_columns",
+                    help="the input words (lightkey.WORD_SETS)")
     ap.add_argument("--batch", type=int, default=64, help="episodes per update per seed (the config's: 256)")
     args = ap.parse_args()
     names = [s.strip() for s in args.stages.split(",") if s.strip()]
@@ -44,10 +47,11 @@ def main() -> None:
         ap.error(f"--batch {args.batch}: give at least 1")
     cfg = dataclasses.replace(lightkey.config(), batch=args.batch)
     out = {"method": "target_only", "seeds": args.seeds, "target_episodes": args.episodes, "seed": args.seed,
-           "batch": args.batch}
+           "batch": args.batch, "words": args.words}
     for name in names:
         lit, open_ = STAGES[name]
-        env = lightkey.LightKey(args.seeds * cfg.batch, size=lightkey.SIZE, target_lit=lit, target_open=open_)
+        env = lightkey.LightKey(args.seeds * cfg.batch, size=lightkey.SIZE, target_lit=lit, target_open=open_,
+                                words=args.words)
         start = time.perf_counter()
         curves, _ = train(env, "target_only", cfg, args.seeds, args.episodes, np.random.default_rng(args.seed))
         first, last = np.asarray(curves.success[0]), np.asarray(curves.success[-1])

@@ -3,9 +3,10 @@
     fivestack asp reproduce ENV [--seeds 10] [--episodes N] [--out docs/asp] [--methods a,b] [--set KEY=VALUE ...]
     fivestack asp train ENV [--method self_play] [--seeds 1] [--episodes N] [--out runs/asp] [--set KEY=VALUE ...]
 
-ENV is one of hallway, lightkey (6 x 6; lightkey10: the authors' 10 x 10; lightkey_cells, lightkey_egocentric: 6 x 6
-with the paper's (object, cell) input words, those cells relative to the agent), mountaincar (RLLab's damped car, the paper's), mountaincar_gym (Gymnasium's car), economy,
-swimmergather (MuJoCo; swimmergather_ppo: the same with PPO). Both write ENV.json and ENV.png under --out.
+ENV is one of hallway, lightkey (6 x 6, MazeBase's view; lightkey10: the authors' 10 x 10; lightkey_cells and
+lightkey_rows: 6 x 6 with input words at absolute cells, or by row and column), mountaincar (RLLab's damped car, the
+paper's), mountaincar_gym (Gymnasium's car), economy, swimmergather (MuJoCo; swimmergather_ppo: the same with PPO).
+Both write ENV.json and ENV.png under --out.
 --set changes one setting of the env's config (``SelfPlayConfig``), e.g. ``--set batch=256`` for light-key at the
 paper's batch; the JSON records it.
 """

@@ -4,7 +4,8 @@ std over seeds of the target metric against counted episodes) and a PNG of the c
 Each environment module provides ``make(n)``, ``config()``, ``METHODS`` (what its figure compares),
 ``EPISODES`` (the default budget in counted episodes), ``METRIC`` ("success" or "reward") and ``summary``
 (the figures its "done when" item names); optionally ``METHOD_OVERRIDES`` (config changes per method),
-``extra_plots(results, out_dir)`` (more figures), and an env's ``run_extras()`` (more JSON per method).
+``extra_plots(results, stem)`` (more figures, STEM_*.png beside STEM.json), and an env's ``run_extras()`` (more JSON
+per method).
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ import numpy as np
 
 from fivestack.asp.selfplay import train
 
-ENV_NAMES = ("hallway", "lightkey", "lightkey10", "lightkey_cells", "lightkey_egocentric", "mountaincar",
+ENV_NAMES = ("hallway", "lightkey", "lightkey10", "lightkey_cells", "lightkey_rows", "mountaincar",
              "mountaincar_gym", "economy", "swimmergather", "swimmergather_ppo")
 VARIANTS = {"mountaincar_gym": ("mountaincar", "GYM_VARIANT"),   # a second world defined in another's module
             "swimmergather_ppo": ("swimmergather", "PPO_VARIANT"),
             "lightkey10": ("lightkey", "BIG_VARIANT"),
             "lightkey_cells": ("lightkey", "CELLS_VARIANT"),
-            "lightkey_egocentric": ("lightkey", "EGOCENTRIC_VARIANT")}
+            "lightkey_rows": ("lightkey", "ROWS_VARIANT")}
 LABELS = {"self_play": "self-play", "target_only": "target task only (policy gradient)",
           "random_alice": "random Alice", "count_based": "count-based bonus",
           "self_play_bc": "self-play + Alice cloning", "self_play_multi": "self-play, 3 Alices"}
@@ -147,7 +148,7 @@ def reproduce(name: str, seeds: int, episodes: int | None, out_dir: Path, method
     (out_dir / f"{name}.json").write_text(json.dumps(results, indent=1))
     plot(results, out_dir / f"{name}.png")
     if hasattr(mod, "extra_plots"):
-        mod.extra_plots(results, out_dir)
+        mod.extra_plots(results, out_dir / name)
     return results
 
 
@@ -159,7 +160,7 @@ def resummarize(json_path: Path) -> dict:
     plot(results, Path(json_path).with_suffix(".png"))
     mod = env_module(results["env"])
     if hasattr(mod, "extra_plots"):
-        mod.extra_plots(results, Path(json_path).parent)
+        mod.extra_plots(results, Path(json_path).with_suffix(""))
     return results
 
 

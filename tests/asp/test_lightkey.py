@@ -12,7 +12,7 @@ from fivestack.asp.envs.lightkey import (AC, AR, COLUMNS, DOOR, DOWN, GC, GR, KC
 from fivestack.asp.policy import RandomAlice
 
 
-def _world(n=1, **kw):
+def _world(n=1, words="egocentric", **kw):
     """A 6 x 6 world with a vertical wall in column 3, the door at row 4 (closed), the light off; the agent
     at (3, 0), the light switch at (1, 1), the key at (5, 2), the goal flag at (3, 5)::
 
@@ -23,7 +23,7 @@ def _world(n=1, **kw):
         . . . D . .
         . . K # . .
     """
-    env = LightKey(n)
+    env = LightKey(n, words=words)
     s = np.zeros((n, len(COLUMNS)), np.int64)
     s[:, [AR, AC, LR, LC, KR, KC, VERT, WALL, DOOR, LIGHT, OPEN, GR, GC]] = [3, 0, 1, 1, 5, 2, 1, 3, 4, 0, 0, 3, 5]
     for k, v in kw.items():
@@ -101,7 +101,8 @@ def test_toggle_acts_only_on_a_switch_and_stop_or_idle_rows_do_not_move():
 
 
 def test_in_the_dark_only_the_light_switch_and_the_agent_are_seen():
-    env = _world()
+    """Our first words (``words="rows_columns"``): (object, row) and (object, column)."""
+    env = _world(words="rows_columns")
     dark = env.observe(env.state)[0]
     lit = env.observe(_world(LIGHT=1).state)[0]
     assert dark.sum() == 4                                     # agent row, column; switch row, column
@@ -161,14 +162,17 @@ def test_egocentric_words_are_the_cells_relative_to_the_agent_and_the_corners_sa
     assert moved == {(name, at if name == "flag" else (at[0], at[1] - 1)) for name, at in lit}
     with pytest.raises(ValueError, match="words 'pixels': choose one of rows_columns, cells, egocentric"):
         LightKey(1, words="pixels")
-    check_env(lightkey.EGOCENTRIC_VARIANT.make(8))
+    check_env(lightkey.make(8))
+    check_env(lightkey.ROWS_VARIANT.make(8))
 
 
-def test_the_goal_words_are_zero_on_the_target_task_and_the_flag_is_last():
-    env = _world(n=2, LIGHT=1)
+@pytest.mark.parametrize("words", ["rows_columns", "cells", "egocentric"])
+def test_the_goal_words_are_zero_on_the_target_task_and_the_flag_is_last(words):
+    env = _world(n=2, words=words, LIGHT=1)
     x = env.encode(env.state, env.state, np.array([0.0, 1.0]))
     assert x.shape == (2, env.input_dim)
-    assert x[0, env.words:2 * env.words].sum() == 13 and x[1, env.words:2 * env.words].sum() == 0
+    # every word of the lit world is seen (the goal flag too): its words per state, on the self-play row only
+    assert x[0, env.words:2 * env.words].sum() == env.words_per_state and x[1, env.words:2 * env.words].sum() == 0
     assert list(x[:, -1]) == [0.0, 1.0]
     np.testing.assert_array_equal(x[:, :env.words], env.observe(env.state))
     check_env(env)
@@ -255,6 +259,7 @@ def test_the_experiment_is_the_authors_small_configuration():
     assert env.size == 6 and cfg.t_max == 80 and env.t_max_target == 80
     assert cfg.mode == "repeat" and cfg.target_share == 0.2 and cfg.gamma == 0.1 and cfg.hidden == (100, 50)
     assert cfg.bob_must_act and cfg.time_input
+    assert env.word_set == "egocentric" and lightkey.make_big(4).word_set == "egocentric"   # MazeBase's view
 
 
 def test_lightkey10_is_the_authors_full_size_with_the_same_settings():

@@ -407,9 +407,8 @@ def plot_handovers(results: dict, path) -> None:
     plt.close(fig)
 
 
-def extra_plots(results: dict, out_dir) -> None:
-    from pathlib import Path
-    plot_handovers(results, Path(out_dir) / f"{results['env']}_alice.png")
+def extra_plots(results: dict, stem) -> None:
+    plot_handovers(results, f"{stem}_alice.png")
 
 
 PPO_VARIANT = SimpleNamespace(make=make, config=ppo_config, METHODS=("self_play", "target_only"),
