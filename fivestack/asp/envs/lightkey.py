@@ -26,6 +26,10 @@ The map (``size`` x ``size``, 6 x 6 by default: the authors' small configuration
   and +1 on the flag (1 - 0.1 t on success, -0.1 t otherwise), at most 80 steps. An episode is *solved*
   when the agent reaches the flag.
 
+The policy's input: a bag of words over (object, location) pairs (the paper's), each location relative to the
+agent with the map's four corners seen in the dark, as MazeBase shows its maze (``words="egocentric"``, the
+default; ``WORD_SETS`` has two other word sets, measured in docs/asp.md).
+
 State columns (one row per episode, named below): the agent's, the light switch's and the key's cells
 (row, column), the wall's orientation, line and door position, the light and door flags, the goal cell
 (-1, -1 in self-play: no goal).
@@ -62,7 +66,7 @@ def config() -> SelfPlayConfig:
     uniformly from 1..40 (the authors'). The world's input is MazeBase's view (``LightKey(words="egocentric")``).
     Deviation: a budget of ``EPISODES`` target episodes (100,000) instead of the paper's millions: in the 2-seed
     pilot that chose it (docs/asp.md) self-play had passed 0.95 there and random Alice and target-only were
-    below 0.5, and all three reached 1.0 by 200,000."""
+    below 0.5, and all three were at 0.97-1.00 from 200,000 on."""
     return SelfPlayConfig(mode="repeat", gamma=0.1, t_max=80, target_share=0.2, batch=256, lr=0.003,
                      entropy=0.003, entropy_target=0.003, hidden=(100, 50), random_alice_steps=(1, 40),
                      eval_every=1000, eval_episodes=128, bob_must_act=True, time_input=True)
