@@ -40,6 +40,8 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("rollout", "decision_steps"): (1, None, True, False),
     ("rollout", "lane_start"): (0, 1, True, True),
     ("ppo", "learning_rate"): (0, 1, False, False),
+    ("ppo", "learning_rate_versions"): (0, None, True, False),
+    ("ppo", "learning_rate_end"): (0, 1, True, False),
     ("ppo", "adam_beta1"): (0, 1, True, False),
     ("ppo", "adam_beta2"): (0, 1, True, False),
     ("ppo", "clip"): (0, 1, False, False),

@@ -153,7 +153,7 @@ class Optimizer:
                 "loss/win": win_loss.item(), "loss/total": loss.item(), "ppo/clip_fraction": clip_frac.item(),
                 "ppo/approx_kl": float(approx_kl), "ppo/grad_clipped_fraction": grad_clipped,
                 "ppo/target_used": float(used[..., 0].mean()), "ppo/offset_used": float(used[..., 1].mean()),
-                "value/scale": self.value_scale}
+                "ppo/learning_rate": self.adam.param_groups[0]["lr"], "value/scale": self.value_scale}
 
     def _gradient_step(self, loss: torch.Tensor, critic_only: bool) -> float:
         """One Adam step on ``loss`` (the critic's parameters alone when ``critic_only``), gradients averaged
@@ -170,7 +170,7 @@ class Optimizer:
             self.sync.average_gradients(self.policy.parameters())
         grad_clipped = clip_by_adam_second_moment(self.adam, c.grad_clip)
         for group in self.adam.param_groups:  # learning rate 0 during a surgery's warm-up: Adam's moments fill
-            group["lr"] = 0.0 if self.grad_steps < self.lr_zero_until else c.learning_rate
+            group["lr"] = 0.0 if self.grad_steps < self.lr_zero_until else learning_rate(c, self.version)
         self.adam.step()
         self.grad_steps += 1
         if self.grad_steps % c.steps_per_version == 0:
@@ -222,6 +222,14 @@ def linear_schedule(start: float, end: float, versions: int, version: int) -> fl
     return start + frac * (end - start)
 
 
+def learning_rate(config: PPOConfig, version: int) -> float:
+    """Adam's learning rate at ``version``: ``learning_rate``, or with ``learning_rate_versions`` > 0 linearly from
+    it to ``learning_rate_end`` over that many versions, then constant."""
+    if config.learning_rate_versions == 0:
+        return config.learning_rate
+    return linear_schedule(config.learning_rate, config.learning_rate_end, config.learning_rate_versions, version)
+
+
 def teacher_weight(config: PPOConfig, version: int) -> float:
     """The imitation term's weight: ``teacher_weight`` at version 0, linearly to ``teacher_weight_end`` at
     ``teacher_versions``, then constant; 0 without a teacher."""
@@ -236,4 +244,4 @@ def kl_weight(config: PPOConfig, version: int) -> float:
     return linear_schedule(config.kl_weight, config.kl_weight_end, config.kl_versions, version)
 
 
-__all__ = ["Optimizer", "kl_weight", "linear_schedule", "team_spirit_at", "teacher_weight"]
+__all__ = ["Optimizer", "kl_weight", "learning_rate", "linear_schedule", "team_spirit_at", "teacher_weight"]
