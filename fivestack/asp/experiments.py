@@ -20,13 +20,13 @@ import numpy as np
 
 from fivestack.asp.selfplay import train
 
-ENV_NAMES = ("hallway", "lightkey", "lightkey10", "lightkey_cells", "lightkey_rows", "mountaincar",
-             "mountaincar_gym", "economy", "swimmergather", "swimmergather_ppo")
-VARIANTS = {"mountaincar_gym": ("mountaincar", "GYM_VARIANT"),   # a second world defined in another's module
-            "swimmergather_ppo": ("swimmergather", "PPO_VARIANT"),
-            "lightkey10": ("lightkey", "BIG_VARIANT"),
+WORLDS = ("hallway", "lightkey", "mountaincar", "economy", "swimmergather")   # a module of fivestack.asp.envs each
+VARIANTS = {"lightkey10": ("lightkey", "BIG_VARIANT"),   # a second world defined in another's module
             "lightkey_cells": ("lightkey", "CELLS_VARIANT"),
-            "lightkey_rows": ("lightkey", "ROWS_VARIANT")}
+            "lightkey_rows": ("lightkey", "ROWS_VARIANT"),
+            "mountaincar_gym": ("mountaincar", "GYM_VARIANT"),
+            "swimmergather_ppo": ("swimmergather", "PPO_VARIANT")}
+ENV_NAMES = WORLDS + tuple(VARIANTS)
 LABELS = {"self_play": "self-play", "target_only": "target task only (policy gradient)",
           "random_alice": "random Alice", "count_based": "count-based bonus",
           "self_play_bc": "self-play + Alice cloning", "self_play_multi": "self-play, 3 Alices"}

@@ -259,7 +259,7 @@ def test_the_experiment_is_the_authors_small_configuration():
     assert env.size == 6 and cfg.t_max == 80 and env.t_max_target == 80
     assert cfg.mode == "repeat" and cfg.target_share == 0.2 and cfg.gamma == 0.1 and cfg.hidden == (100, 50)
     assert cfg.bob_must_act and cfg.time_input
-    assert env.word_set == "egocentric" and lightkey.make_big(4).word_set == "egocentric"   # MazeBase's view
+    assert env.word_set == "egocentric" and lightkey.BIG_VARIANT.make(4).word_set == "egocentric"   # MazeBase's view
 
 
 def test_lightkey10_is_the_authors_full_size_with_the_same_settings():

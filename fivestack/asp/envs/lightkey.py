@@ -88,7 +88,8 @@ class LightKey(ASPEnvBase):
         off, the key works unseen. ``words``, the policy's input words (``WORD_SETS``): "egocentric" (the
         default: the paper's "bag of words over (object, location) pairs" with each location relative to the agent,
         as MazeBase shows its maze: ``_egocentric_words``), "cells" (the same pairs at absolute cells:
-        ``_cell_words``) or "rows_columns" (our first words, (object, row) and (object, column): ``_words``)."""
+        ``_cell_words``) or "rows_columns" (our first words, (object, row) and (object, column):
+        ``_row_column_words``)."""
         if size < 4:
             raise ValueError(f"size {size}: the wall's line is drawn from 2..size-2, so size must be at least 4")
         if words not in WORD_SETS:
@@ -184,15 +185,16 @@ class LightKey(ASPEnvBase):
         return np.zeros_like(self.state)
 
     def _words(self, s: np.ndarray):
-        """The words of states s (..., 13) as indices into ``self.words`` and whether each is seen (0 / 1):
-        (object, row) and (object, column) for the agent, the light switch, the key and the goal; the
-        wall's orientation and line; the door's place along the wall and open / closed; the light-on flag.
-        Only the agent and the light switch are seen in the dark; the goal only where there is one.
-        The other word sets: ``_cell_words``, ``_egocentric_words``."""
-        if self.word_set == "cells":
-            return self._cell_words(s)
-        if self.word_set == "egocentric":
-            return self._egocentric_words(s)
+        """The words of states s (..., 13) in the world's word set: their indices into ``self.words``
+        (..., ``words_per_state``) and whether each is seen (0 / 1)."""
+        word_sets = {"rows_columns": self._row_column_words, "cells": self._cell_words,
+                     "egocentric": self._egocentric_words}
+        return word_sets[self.word_set](s)
+
+    def _row_column_words(self, s: np.ndarray):
+        """Our first words: (object, row) and (object, column) for the agent, the light switch, the key and the
+        goal; the wall's orientation and line; the door's place along the wall and open / closed; the light-on
+        flag. Only the agent and the light switch are seen in the dark; the goal only where there is one."""
         size = self.size
         lit = s[..., LIGHT] == 1
         has_goal = s[..., GR] >= 0
@@ -211,7 +213,7 @@ class LightKey(ASPEnvBase):
     def _cell_words(self, s: np.ndarray):
         """The paper's words of states s (..., 13): (object, cell) for the agent, the light switch, the key, the
         goal and the door, (block, cell) for each of the wall's size - 1 blocks, then open / closed and the
-        light-on flag; seen as in ``_words``."""
+        light-on flag; seen as in ``_row_column_words``."""
         size, cells = self.size, self.cells
         lit = s[..., LIGHT] == 1
         vertical = s[..., VERT] == 1
@@ -302,7 +304,8 @@ class LightKey(ASPEnvBase):
         k = 2 * self.words_per_state + 1
         index = np.empty((len(s), k), np.int32)
         value = np.empty((len(s), k), np.float32)
-        _sparse_words(s, g, zz, self.size, self.words, list(WORD_SETS).index(self.word_set), index, value)
+        _sparse_words(s, g, zz, self.size, self.words, self.words_per_state, list(WORD_SETS).index(self.word_set),
+                      index, value)
         return SparseRows(index.reshape(lead + (k,)), value.reshape(lead + (k,)), self.input_dim)
 
     def success(self, states, goals):
@@ -346,7 +349,7 @@ def _step_rows(s, actions, moving, target, size, key_needs_light, reward, reache
 
 @njit(cache=True, nogil=True)
 def _words_into(s, size, offset, keep, index, value, col):  # pragma: no cover - compiled
-    """``LightKey._words`` of one state row s, written at index[col:col + 13] (+ offset), seen * keep."""
+    """``LightKey._row_column_words`` of one state row s, written at index[col:col + 13] (+ offset), seen * keep."""
     lit = 1.0 if s[LIGHT] == 1 else 0.0
     goal = lit if s[GR] >= 0 else 0.0
     b = 8 * size
@@ -416,9 +419,9 @@ def _egocentric_words_into(s, size, offset, keep, index, value, col):  # pragma:
 
 
 @njit(cache=True, nogil=True)
-def _sparse_words(states, goals, z, size, words, word_set, index, value):  # pragma: no cover - compiled
-    """The sparse input rows; ``word_set`` the position of the set in ``WORD_SETS``."""
-    k = 13 if word_set == 0 else (size + 6 if word_set == 1 else size + 9)
+def _sparse_words(states, goals, z, size, words, k, word_set, index, value):  # pragma: no cover - compiled
+    """The sparse input rows: k words of the state, k of the goal, z; ``word_set`` the position of the set in
+    ``WORD_SETS``."""
     for r in range(states.shape[0]):
         keep = 1.0 if z[r] == 0 else 0.0
         if word_set == 0:
@@ -574,29 +577,17 @@ def extra_plots(results: dict, stem: Path) -> None:
     plt.close(fig)
 
 
-# --- the authors' full size, 10 x 10 (``fivestack asp reproduce lightkey10``): the same rules and settings ---
+def variant(size: int = SIZE, words: str = "egocentric") -> SimpleNamespace:
+    """Another light-key world for ``fivestack asp reproduce``: its size and input words (``WORD_SETS``), with this
+    module's rules, settings, budget and figures."""
+    def make_variant(n: int) -> LightKey:
+        return LightKey(n, size=size, words=words)
+
+    return SimpleNamespace(make=make_variant, config=config, METHODS=METHODS, EPISODES=EPISODES,
+                           ALICE_PLOTS=ALICE_PLOTS, METRIC=METRIC, summary=summary, extra_plots=extra_plots)
+
+
 BIG_SIZE = 10
-
-
-def make_big(n: int) -> LightKey:
-    return LightKey(n, size=BIG_SIZE)
-
-
-BIG_VARIANT = SimpleNamespace(make=make_big, config=config, METHODS=METHODS, EPISODES=EPISODES,
-                              ALICE_PLOTS=ALICE_PLOTS, METRIC=METRIC, summary=summary,
-                              extra_plots=extra_plots)
-
-
-# --- 6 x 6 with the other input words: (object, cell) at absolute cells (``fivestack asp reproduce lightkey_cells``)
-# and our first words, (object, row) and (object, column) (``lightkey_rows``) ---
-def make_cells(n: int) -> LightKey:
-    return LightKey(n, size=SIZE, words="cells")
-
-
-def make_rows(n: int) -> LightKey:
-    return LightKey(n, size=SIZE, words="rows_columns")
-
-
-CELLS_VARIANT = SimpleNamespace(make=make_cells, config=config, METHODS=METHODS, EPISODES=EPISODES,
-                                ALICE_PLOTS=ALICE_PLOTS, METRIC=METRIC, summary=summary, extra_plots=extra_plots)
-ROWS_VARIANT = SimpleNamespace(**{**vars(CELLS_VARIANT), "make": make_rows})
+BIG_VARIANT = variant(size=BIG_SIZE)                # the authors' full size, 10 x 10 (``lightkey10``)
+CELLS_VARIANT = variant(words="cells")              # (object, cell) at absolute cells (``lightkey_cells``)
+ROWS_VARIANT = variant(words="rows_columns")        # our first words (``lightkey_rows``)
