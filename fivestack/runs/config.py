@@ -93,9 +93,9 @@ def reward_weights(reward) -> np.ndarray:
 @dataclass
 class PPOConfig:
     learning_rate: float = setting(3e-4, "Adam's learning rate; ours (paper: 5e-5 at a far larger batch)")
-    learning_rate_versions: int = setting(0, "versions over which the learning rate falls linearly from "
-                                             "learning_rate to learning_rate_end, then stays; 0: constant (ours; "
-                                             "the paper lowered it by hand)")
+    # ours (the paper lowered its learning rate by hand at points of its run)
+    learning_rate_versions: int = setting(0, "versions over which the learning rate falls linearly to "
+                                             "learning_rate_end, then stays; 0: constant")
     learning_rate_end: float = setting(0.0, "the learning rate after learning_rate_versions")
     adam_beta1: float = setting(0.9, "Adam's beta1")
     adam_beta2: float = setting(0.999, "Adam's beta2")
