@@ -150,11 +150,18 @@ def test_cli_view_errors_are_one_line(tmp_path, table):
         assert "Traceback" not in result.output
 
 
+def default_sigint() -> None:
+    """In the child before it starts: Ctrl-C's default action, as in a terminal. A test run started in the
+    background by a shell without job control (``pytest &`` in a script) ignores SIGINT, its children inherit that,
+    and a Python started so never turns SIGINT into KeyboardInterrupt: the server would not stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_fivestack_draft_view_serves_the_table_until_interrupted(table):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "fivestack.cli", "draft", "--table", str(table.path), "--view",
                              "--no-browser", "--first", "dire", "--human", "none"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint)
     try:
         line = proc.stdout.readline()
         match = re.search(r"at http://127\.0\.0\.1:(\d+)/ ", line)
