@@ -1,5 +1,6 @@
 """The optimizer: PPO on batches of 16-step samples, replayed through the LSTM from their stored start
-state (truncated BPTT), Adam with the +-5 sqrt(v) clip, and the version counter.
+state (truncated BPTT), Adam with the +-5 sqrt(v) clip, and the version counter. Adam's learning rate at each
+version is ``learning_rate(config, version)``: constant, or falling linearly over ``ppo.learning_rate_versions``.
 
 With a teacher (``ppo.teacher``) the loss has one more term, imitation: the negative log-probability of the
 teacher bot's action on the states the policy played (DAgger, Ross et al. 2011), over the steps where that
