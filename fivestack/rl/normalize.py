@@ -11,9 +11,9 @@ from fivestack.model.policy import merge_moments
 
 @dataclass
 class RunningStd:
-    """Running std of the discounted return, the usual way to scale PPO rewards."""
+    """Running std of the discounted returns the rollout computed (with its gamma, ``gamma_from_horizon`` per
+    decision), the usual way to scale PPO's value targets."""
 
-    gamma: float
     mean: float = 0.0
     var: float = 1.0
     count: float = 1e-4
@@ -36,7 +36,8 @@ class RunningStd:
         return float(np.sqrt(self.var) + 1e-8)
 
     def state_dict(self) -> dict:
-        return {"gamma": self.gamma, "mean": self.mean, "var": self.var, "count": self.count}
+        return {"mean": self.mean, "var": self.var, "count": self.count}
 
     def load_state_dict(self, state: dict) -> None:
-        self.gamma, self.mean, self.var, self.count = (float(state[k]) for k in ("gamma", "mean", "var", "count"))
+        """(A checkpoint written before 2026-12-06 also holds the gamma the class once kept and never used.)"""
+        self.mean, self.var, self.count = (float(state[k]) for k in ("mean", "var", "count"))

@@ -27,7 +27,6 @@ import torch
 from torch.nn import functional as F
 
 from fivestack.model.policy import HEADS, Policy
-from fivestack.rl.gae import gamma_from_horizon
 from fivestack.rl.normalize import RunningStd
 from fivestack.rl.optim import clip_by_adam_second_moment
 from fivestack.rl.imitation import head_kl, imitation_loss, per_head_metrics
@@ -57,7 +56,7 @@ class Optimizer:
         self.config = config
         self.adam = torch.optim.Adam(policy.parameters(), lr=config.learning_rate,
                                      betas=(config.adam_beta1, config.adam_beta2), eps=1e-5)
-        self.return_std = RunningStd(gamma_from_horizon(config.horizon_seconds))
+        self.return_std = RunningStd()
         self.entropy_weights = torch.tensor([getattr(config, f"entropy_{name}") for name in HEADS],
                                             device=self.device)
         self.version = 0

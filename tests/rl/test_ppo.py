@@ -83,7 +83,7 @@ def test_masked_mean():
 
 def test_running_std_for_the_value_scale():
     """The returns fed to the value loss are divided by this running std (parallel mean/variance merge)."""
-    rs = RunningStd(gamma=0.99)  # prior: mean 0, var 1, count 1e-4
+    rs = RunningStd()  # prior: mean 0, var 1, count 1e-4
     rs.update(np.array([1.0, 2.0, 3.0, 4.0]))
     # batch mean 2.5, var 1.25, n 4; total 4.0001
     assert rs.mean == pytest.approx(2.5 * 4 / 4.0001, rel=1e-12)
@@ -92,15 +92,18 @@ def test_running_std_for_the_value_scale():
     assert rs.std == pytest.approx(math.sqrt(rs.var) + 1e-8)
     # chunks merge to the statistics of all the data (the prior's weight 1e-4 is negligible)
     data = np.random.default_rng(0).normal(3.0, 2.0, size=1000)
-    rs = RunningStd(gamma=0.99)
+    rs = RunningStd()
     for chunk in np.split(data, [10, 250, 251, 700]):
         rs.update(chunk)
     rs.update(np.array([]))  # an empty update changes nothing
     assert rs.mean == pytest.approx(data.mean(), rel=1e-5)
     assert rs.var == pytest.approx(data.var(), rel=1e-5)
-    restored = RunningStd(gamma=0.5)
+    restored = RunningStd()
     restored.load_state_dict(rs.state_dict())
-    assert restored.std == rs.std and restored.gamma == 0.99
+    assert restored.std == rs.std
+    old = {**rs.state_dict(), "gamma": 0.99}  # a checkpoint of before 2026-12-06 (the unused gamma) still loads
+    restored.load_state_dict(old)
+    assert restored.std == rs.std
 
 
 def test_head_ratios_clip_each_head_on_its_own():

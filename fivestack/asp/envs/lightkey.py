@@ -99,6 +99,11 @@ class LightKey(ASPEnvBase):
         self.cells = size * size
         self.word_set = words
         self.words, self.words_per_state = WORD_SETS[words](size)   # the vocabulary; the words of one state
+        self.word_set_index = list(WORD_SETS).index(words)             # the compiled encoder's name for it
+        # the words of states s (..., 13) in this word set: their indices into ``self.words`` (...,
+        # ``words_per_state``) and whether each is seen (0 / 1)
+        self._words = {"rows_columns": self._row_column_words, "cells": self._cell_words,
+                       "egocentric": self._egocentric_words}[words]
         # The input is (s_t words, goal words, z).
         self.input_dim = 2 * self.words + 1
         self.state = np.zeros((n, self.state_dim), np.int64)
@@ -183,13 +188,6 @@ class LightKey(ASPEnvBase):
     def target_goal(self):
         """No goal state to show on the target task: encode zeroes the goal on target rows (z = 1)."""
         return np.zeros_like(self.state)
-
-    def _words(self, s: np.ndarray):
-        """The words of states s (..., 13) in the world's word set: their indices into ``self.words``
-        (..., ``words_per_state``) and whether each is seen (0 / 1)."""
-        word_sets = {"rows_columns": self._row_column_words, "cells": self._cell_words,
-                     "egocentric": self._egocentric_words}
-        return word_sets[self.word_set](s)
 
     def _row_column_words(self, s: np.ndarray):
         """Our first words: (object, row) and (object, column) for the agent, the light switch, the key and the
@@ -304,7 +302,7 @@ class LightKey(ASPEnvBase):
         k = 2 * self.words_per_state + 1
         index = np.empty((len(s), k), np.int32)
         value = np.empty((len(s), k), np.float32)
-        _sparse_words(s, g, zz, self.size, self.words, self.words_per_state, list(WORD_SETS).index(self.word_set),
+        _sparse_words(s, g, zz, self.size, self.words, self.words_per_state, self.word_set_index,
                       index, value)
         return SparseRows(index.reshape(lead + (k,)), value.reshape(lead + (k,)), self.input_dim)
 
