@@ -240,6 +240,8 @@ class DrillConfig:
     miss_penalty: float = setting(0.0, "lasthit: -this reward per enemy lane creep that dies not by the learner's "
                                        "last hit (0: none)")
     death_penalty: float = setting(0.0, "lasthit: -this reward each time the learner's hero dies (0: none)")
+    stagger: bool = setting(False, "walk, lasthit: each game slot's first training episode starts part-way into "
+                                   "its window (the slots never end together)")
 
 
 @dataclass

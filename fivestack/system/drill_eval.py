@@ -93,6 +93,7 @@ def drill_success(infer: InferenceFn | BotPlayer, config: TrainConfig, episodes:
     cfg.pool.past_fraction = 0.0
     cfg.game.duel_kills = DUEL_KILLS  # measured under the paper's 1v1 rule, as every evaluation (a training-only key)
     cfg.game.net_worth_wins = False  # ... and its time limit (undecided), likewise
+    cfg.drill.stagger = False  # every measured episode is a whole window (a training-only key)
     worker = RolloutWorker(cfg, seed=seed)
     if isinstance(infer, BotPlayer):
         infer = infer.bind(worker)

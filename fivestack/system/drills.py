@@ -135,12 +135,14 @@ class Drill:
     name = ""
     heroes_per_game = 2  # hero episodes in one game's episode (both sides'); 1 when one side is idle or a bot
     others_idle = True  # a side ``start`` leaves out is idle (no orders); False: a bot plays it (``MatchDrill``)
+    windowed = True  # the drill ends its episodes after ``drill.seconds`` (False: the game's rules end them)
 
     def __init__(self, config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int):
         self.config = config
         self.n = n_games
         self.heroes = heroes[:, 0]  # (2,) the hero each side plays (1v1: K = 1)
         self.rng = np.random.default_rng([int(seed), 0xD2111])
+        self.stagger_rng = np.random.default_rng([int(seed), 0x57A6])  # its own draws: the scenario's stay the same
         self.start_seconds = np.zeros(n_games)
         self.running = np.zeros((n_games, 2), bool)  # the hero's episode is on
         self.idle = np.zeros((n_games, 2), bool)  # the hero takes no part in this game's episode
@@ -173,6 +175,12 @@ class Drill:
         if not games.size:
             return
         self.start_seconds[games] = env.game.seconds[games]
+        if self.config.stagger and self.windowed:
+            # A slot's first episode begins part-way through its window (its time-left input says how far), so that
+            # the slots' episodes do not all end at the same decision ever after: each segment then holds every
+            # phase of the window instead of the same seconds of every game.
+            first = games[self.episode_index[games] == 0]
+            self.start_seconds[first] -= self.stagger_rng.uniform(0.0, self.config.seconds, first.size)
         self.running[games] = True
         self.idle[games] = False
         self.start(env, games)
@@ -522,6 +530,7 @@ class MatchDrill(Drill):
 
     heroes_per_game = 1
     others_idle = False
+    windowed = False
 
     def __init__(self, config: DrillConfig, n_games: int, heroes: np.ndarray, seed: int, opponent_side: np.ndarray):
         super().__init__(config, n_games, heroes, seed)

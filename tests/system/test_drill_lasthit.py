@@ -10,7 +10,7 @@ from fivestack.game.engine import no_orders
 from fivestack.game.geometry import BUILDING_POS, FOUNTAIN
 from fivestack.game.layout import (A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ALIVE, DEATHS, G_WAVE, HP, KILLER,
                                    KILLER_HERO, K_CREEP_MELEE, K_CREEP_RANGED, KIND, N_BUILDINGS_PER_TEAM, N_HEROES,
-                                   SLOT_BUILDINGS, TEAM, X, Y)
+                                   SLOT_BUILDINGS, STEP_SECONDS, TEAM, X, Y)
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success
 from fivestack.system.drills import (LAST_HIT_REWARD, MID_TIER1, OWNER_DRILL_IDLE, LastHitTally, lane_start,
@@ -263,3 +263,36 @@ def test_the_config_trains_from_scratch_and_ignores_the_walk_keys():
     assert config.drill.name == "lasthit" and config.drill.seconds == 90.0 and config.game.mode == "1v1"
     assert config.clone.bot == "" and config.ppo.kl_weight == 0
     assert config.pool.bot_fraction == 0 and config.pool.past_fraction == 0
+
+
+def test_staggered_first_episodes_end_apart_then_run_whole_windows():
+    """``drill.stagger``: each slot's first episode begins part-way into its window (the time-left input says how
+    far) and ends when that input reaches 0, at a different timestep in each slot; every later episode is a whole
+    window. Without it every slot starts with the whole window and they all end together."""
+    seconds = 3.0
+    for stagger in (True, False):
+        worker, hook, drill = drill_worker(f"drill.seconds={seconds}", f"drill.stagger={str(stagger).lower()}")
+        games = np.arange(worker.n_games)
+        first_left = drill.time_left(worker.env, games)
+        ended_at = np.full((2, worker.n_games), -1)  # the timestep each slot's first and second episodes ended
+        for step in range(1, 2 * round(seconds / STEP_SECONDS) + 4):
+            _, over = play(worker, hook, 1)
+            for g in np.flatnonzero(over):
+                ended_at[int(ended_at[0, g] >= 0), g] = step
+                restart = np.array([g])  # as the worker restarts what the drill ends
+                worker.env.reset_games(restart, worker.take_seeds(1), worker.features.draw(1))
+                worker._new_games(restart)
+        whole = int(np.ceil(seconds / STEP_SECONDS - 1e-6))  # timesteps of a whole window (the step that reaches it)
+        assert (ended_at >= 0).all()
+        assert (ended_at[1] - ended_at[0] == whole).all()  # the second episodes: a whole window each
+        if stagger:
+            assert (first_left < 1).all() and len(set(ended_at[0])) == worker.n_games
+            assert np.allclose(ended_at[0], np.ceil(first_left * seconds / STEP_SECONDS - 1e-6), atol=1)
+        else:
+            assert (first_left == 1).all() and (ended_at[0] == whole).all()
+
+
+def test_an_evaluation_measures_whole_windows_whatever_drill_stagger_says():
+    plain = drill_success(do_nothing, lasthit_config("drill.seconds=45"), episodes=4, seed=5)
+    staggered = drill_success(do_nothing, lasthit_config("drill.seconds=45", "drill.stagger=true"), episodes=4, seed=5)
+    assert staggered == plain and plain["creep_deaths"] >= 4
