@@ -10,8 +10,10 @@ One drill episode is one game: it starts when the game (re)starts, each hero has
 episode ends when it succeeds or when ``drill.seconds`` of game time have passed (it failed). A hero that is done
 waits for the other (reward 0, goal input zeros: flag 0, nothing left to earn); the game ends, as terminated, once
 both heroes are done (the time left is one of the policy's inputs, so the time-out is the end of the task, not a
-cut to bootstrap across). A game the game's own rules end first (a kill race, the time limit) ends the heroes'
-episodes still running as failures. Every hero episode counts once: ``take_metrics`` reports the episodes ended and
+cut to bootstrap across); with ``drill.stagger`` (training only: walk, lasthit) each slot's first episode begins
+part-way into its window, so that the slots' episodes do not all end at the same decision (``begin_games``). A
+game the game's own rules end first (a kill race, the time limit) ends the heroes' episodes still running as
+failures. Every hero episode counts once: ``take_metrics`` reports the episodes ended and
 the successes since its last call, and with ``record`` each one's outcome is kept per game slot (``outcomes``), so
 that an evaluation can count the first q episodes of every slot whatever their outcomes.
 

@@ -19,7 +19,8 @@ from fivestack.system.rollout import RolloutWorker
 from fivestack.system.rollout_hooks import Drill
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "drill-lasthit.toml"
-SMALL = ["rollout.games=4", "policy.lstm_size=16", "rollout.segment_steps=16"]
+SMALL = ["rollout.games=4", "policy.lstm_size=16", "rollout.segment_steps=16",
+         "drill.stagger=false"]  # whole windows from the first episode on (the staggered start: its own test)
 HEROES = (0, 5)  # the hero of each side in 1v1
 
 
