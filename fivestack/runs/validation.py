@@ -268,6 +268,9 @@ def validate_drill(config) -> None:
     if bot is not None and d.seconds != config.game.max_seconds:
         raise ConfigError(f"drill.seconds ({d.seconds:g}) must equal game.max_seconds ({config.game.max_seconds:g}): "
                           f"a {d.name} episode is the whole game")
+    if bot is not None and d.stagger:
+        raise ConfigError(f"drill.stagger staggers the windows of the walk and last-hit drills; a {d.name} episode is "
+                          f"the whole game, ended by its rules: leave drill.stagger false")
     if d.name == "walk":
         validate_walk(d)
     for key, what in (("miss_penalty", "charge for a creep it lets die"), ("death_penalty", "charge for a death")):

@@ -147,6 +147,7 @@ def test_do_nothing_never_succeeds(name):
     (["pool.past_fraction=0.2"], "pool.past_fraction"),
     (["drill.seconds=300.0"], "drill.seconds"),
     (["game.mode='5v5'"], "game.mode"),
+    (["drill.stagger=true"], "drill.stagger"),
 ])
 def test_config_rules_name_the_key(overrides, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
