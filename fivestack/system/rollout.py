@@ -349,9 +349,14 @@ class RolloutWorker:
                                  "opponent": int(self.opponent_version[g]),
                                  "opponent_side": int(self.opponent_side[g]),
                                  "features": int(self.env.game.features[g])})
-        self.env.reset_games(done, self.take_seeds(done.size), self.features.draw(done.size))
-        self.games_started += done.size
-        self._new_games(done)
+        self.start_new_games(done)
+
+    def start_new_games(self, games: np.ndarray) -> None:
+        """Reset the game slots ``games`` to fresh games (the next seeds, the features drawn for them) and let the
+        hooks choose who plays them (a drill begins its next episodes there)."""
+        self.env.reset_games(games, self.take_seeds(games.size), self.features.draw(games.size))
+        self.games_started += games.size
+        self._new_games(games)
 
     def _finish(self, seg: Segment, infer: InferenceFn, keep_all: bool) -> SampleBatch:
         """Bootstrap the segment's end from the value (and win probability) of the next observation, compute the

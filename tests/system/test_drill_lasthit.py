@@ -280,9 +280,7 @@ def test_staggered_first_episodes_end_apart_then_run_whole_windows():
             _, over = play(worker, hook, 1)
             for g in np.flatnonzero(over):
                 ended_at[int(ended_at[0, g] >= 0), g] = step
-                restart = np.array([g])  # as the worker restarts what the drill ends
-                worker.env.reset_games(restart, worker.take_seeds(1), worker.features.draw(1))
-                worker._new_games(restart)
+                worker.start_new_games(np.array([g]))  # as the worker restarts what the drill ends
         whole = int(np.ceil(seconds / STEP_SECONDS - 1e-6))  # timesteps of a whole window (the step that reaches it)
         assert (ended_at >= 0).all()
         assert (ended_at[1] - ended_at[0] == whole).all()  # the second episodes: a whole window each
