@@ -97,7 +97,7 @@ def drill_success(infer: InferenceFn | BotPlayer, config: TrainConfig, episodes:
     worker = RolloutWorker(cfg, seed=seed)
     if isinstance(infer, BotPlayer):
         infer = infer.bind(worker)
-    drill = next(h for h in worker.hooks if isinstance(h, Drill)).drill
+    drill = worker.hook(Drill).drill
     drill.record = True
     total = heroes * games * per_slot
 

@@ -163,6 +163,14 @@ class RolloutWorker:
         self.seconds = dict.fromkeys(TIMED, 0.0)  # where the segment's time went, beside the simulation
         self.past_passes = 0  # past versions' forward passes in the segment
 
+    def hook(self, kind: type):
+        """The worker's hook of class ``kind`` (e.g. ``rollout_hooks.Drill``); the config decides which exist."""
+        for hook in self.hooks:
+            if isinstance(hook, kind):
+                return hook
+        raise LookupError(f"this worker's config makes no {kind.__name__} hook "
+                          f"(it has: {', '.join(type(h).__name__ for h in self.hooks)})")
+
     @property
     def feature_share(self) -> float:
         """The share of new games with the annealed feature (the runner sets it per segment)."""

@@ -30,7 +30,7 @@ def lasthit_config(*overrides):
 
 def drill_worker(*overrides, seed=3):
     worker = RolloutWorker(lasthit_config(*overrides), seed=seed)
-    hook = next(h for h in worker.hooks if isinstance(h, Drill))
+    hook = worker.hook(Drill)
     return worker, hook, hook.drill
 
 

@@ -25,7 +25,7 @@ def match_config(name, *overrides):
 
 def drill_worker(name, *overrides, seed=3):
     worker = RolloutWorker(match_config(name, *overrides), seed=seed)
-    hook = next(h for h in worker.hooks if isinstance(h, Drill))
+    hook = worker.hook(Drill)
     return worker, hook, hook.drill
 
 

@@ -25,7 +25,7 @@ def walk_config(*overrides):
 
 def drill_worker(*overrides, seed=3):
     worker = RolloutWorker(walk_config(*overrides), seed=seed)
-    hook = next(h for h in worker.hooks if isinstance(h, Drill))
+    hook = worker.hook(Drill)
     return worker, hook, hook.drill
 
 
