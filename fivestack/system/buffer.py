@@ -82,8 +82,7 @@ class SampleBuffer:
 
     # ------------------------------------------------------------------ the serial runner
     def minibatches(self, size: int, current_version: Callable[[], int], epochs: int, rng: np.random.Generator):
-        """Yield shuffled minibatches of everything pending (``epochs`` passes, each sample once per pass), then
-        empty the buffer.
+        """Yield shuffled minibatches of everything pending (``epochs`` passes), then empty the buffer.
 
         ``current_version()`` is read as each minibatch is handed out (training advances the version between
         minibatches): samples more than ``max_staleness`` versions old then are dropped."""
@@ -94,14 +93,10 @@ class SampleBuffer:
         batch = self.segments[0][0] if len(self.segments) == 1 else SampleBatch.concat([s[0] for s in self.segments])
         alive = np.flatnonzero(np.concatenate([seg[2] for seg in self.segments]))
         self.segments.clear()
-        # each pass splits every pending sample into the whole number of minibatches nearest len / size (at least
-        # one), their sizes within one of each other: a whole multiple of ``size`` gives minibatches of exactly
-        # ``size``, and a segment a few samples short of one (samples a past version played, or that straddle a
-        # game whose sides were drawn anew, are not pending) loses no minibatch
-        n_minibatches = max(1, round(len(alive) / size))
         for _ in range(epochs):
             order = alive[rng.permutation(len(alive))]  # the same draws as shuffling the pending samples alone
-            for index in np.array_split(order, n_minibatches):
+            for start in range(0, len(order) - size + 1, size):
+                index = order[start:start + size]
                 lag = current_version() - batch.version[index]
                 fresh = lag <= self.max_staleness
                 self.dropped_stale += int((~fresh).sum())

@@ -90,33 +90,6 @@ def test_buffer_takes_least_used_first_and_sheds_the_oldest_over_capacity():
     assert sorted(first.obs["x"][:, 0].tolist()) == [0, 1, 2, 3]
 
 
-def serial_passes(pending: int, keep: list[int] | None, size: int, epochs: int) -> list[list[list[int]]]:
-    """The serial runner's minibatches of one segment of ``pending`` samples (``keep``: the trainable ones), as
-    the samples' ids, pass by pass."""
-    buffer = SampleBuffer(max_staleness=100)
-    buffer.add(fake_segment([0] * pending), None if keep is None else np.array(keep))
-    batches = [b.obs["x"][:, 0].astype(int).tolist() for b in buffer.minibatches(size, lambda: 0, epochs,
-                                                                                    np.random.default_rng(0))]
-    per_pass = len(batches) // epochs
-    return [batches[i * per_pass:(i + 1) * per_pass] for i in range(epochs)]
-
-
-def test_serial_minibatches_use_every_pending_sample_once_per_pass():
-    # 128 samples in minibatches of 32: four of exactly 32, as ever
-    passes = serial_passes(128, None, 32, epochs=2)
-    assert [[len(b) for b in p] for p in passes] == [[32] * 4] * 2
-    # 120 trainable samples of 128 (8 straddled a new game): four minibatches of 30, not three of 32 and 24 unused
-    keep = [i for i in range(128) if i % 16 != 0]
-    passes = serial_passes(128, keep, 32, epochs=3)
-    for p in passes:
-        assert [len(b) for b in p] == [30] * 4
-        assert sorted(i for b in p for i in b) == keep
-    # fewer pending samples than one minibatch: one minibatch of them all; 44 of 32: one of 44 (nearest whole number)
-    assert [[len(b) for b in p] for p in serial_passes(10, None, 32, epochs=1)] == [[10]]
-    assert [[len(b) for b in p] for p in serial_passes(44, None, 32, epochs=1)] == [[44]]
-    assert [[len(b) for b in p] for p in serial_passes(50, None, 32, epochs=1)] == [[25, 25]]
-
-
 # ---------------------------------------------------------------------- runs
 @pytest.mark.slow
 def test_ray_run_advances_versions_and_reports_data_quality(ray_cluster, tmp_path):
