@@ -59,7 +59,7 @@ def test_games_that_restart_in_a_segment_start_in_the_lane_too():
         original(hook, w, games)
         restarted.append(hero_xy(w)[games].copy())
 
-    hook = next(h for h in worker.hooks if isinstance(h, LaneStart))
+    hook = worker.hook(LaneStart)
     hook.new_games = lambda w, games: look(hook, w, games)
     batch = worker.collect(do_nothing, team_spirit=0.0)
     starts = np.concatenate(restarted)
@@ -73,7 +73,7 @@ def test_games_that_restart_in_a_segment_start_in_the_lane_too():
 
 def test_a_share_starts_about_that_share_of_games_in_the_lane_with_its_own_draws():
     half, none = worker_of("rollout.lane_start=0.5"), worker_of()
-    hook = next(h for h in half.hooks if isinstance(h, LaneStart))
+    hook = half.hook(LaneStart)
     hook.games_in_lane = 0
     games = np.arange(4)
     for _ in range(100):
@@ -85,7 +85,8 @@ def test_a_share_starts_about_that_share_of_games_in_the_lane_with_its_own_draws
     assert lane_start_metrics({"games_started": 0, "games_in_lane": 0}) == {}  # no new game: nothing logged
     # the worker's own random stream is untouched by the hook's draws: a run without it draws as before
     assert half.rng.bit_generator.state == none.rng.bit_generator.state
-    assert not any(isinstance(h, LaneStart) for h in none.hooks)
+    with pytest.raises(LookupError, match="makes no LaneStart hook"):
+        none.hook(LaneStart)
 
 
 @pytest.mark.parametrize("overrides, words", [
