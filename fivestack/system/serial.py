@@ -53,6 +53,13 @@ class SerialRunner(TrainingLoop):
         if passes < 1 or passes != int(passes):
             raise ConfigError(f"ppo.sample_reuse = {passes:g}: the serial runner makes that many passes over each "
                               f"segment, so it must be a whole number of at least 1")
+        r = config.rollout
+        most = r.games * 2 * (r.segment_steps // r.sample_steps)  # team-samples in a segment if every row trains
+        if most < config.ppo.batch_samples:
+            raise ConfigError(f"ppo.batch_samples = {config.ppo.batch_samples} is more than a segment's "
+                              f"{most} team-samples (rollout.games x 2 teams x segment_steps / sample_steps): the "
+                              f"serial runner trains on whole minibatches of one segment and would never take a "
+                              f"step; lower ppo.batch_samples or raise rollout.games or rollout.segment_steps")
         self.config = config
         self.device = resolve_device(config.run.device)  # first: a missing GPU fails before a run folder is made
         torch.manual_seed(config.run.seed)

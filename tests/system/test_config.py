@@ -98,3 +98,19 @@ def test_a_moved_key_is_one_error_naming_its_new_name_and_old_checkpoints_still_
     assert migrated.ppo.sample_reuse == 3.0 and migrated.ppo.steps_per_version == 32  # the ppo key was saved too
     with pytest.raises(ConfigError, match=r"ppo.sample_reuse = 1.5: .* whole number"):
         SerialRunner(load_config(None, [f"run.runs_dir='{tmp_path}'", "ppo.sample_reuse=1.5"]))
+
+
+def test_a_serial_run_whose_segments_cannot_fill_one_minibatch_is_refused(tmp_path):
+    """2 games x 2 teams x 32 / 16 decisions = 8 team-samples a segment: a minibatch of 9 would never be filled
+    (the serial runner trains on whole minibatches of one segment), so the run would never take a step."""
+    from fivestack.system.serial import SerialRunner
+
+    small = [f"run.runs_dir='{tmp_path}'", "rollout.games=2", "rollout.segment_steps=32", "rollout.sample_steps=16",
+             "policy.lstm_size=16", "eval.every_versions=0", "run.max_versions=1", "run.torch_threads=1"]
+    with pytest.raises(ConfigError, match=r"ppo.batch_samples = 9 is more than a segment's 8 team-samples .* lower "
+                                          r"ppo.batch_samples or raise rollout.games"):
+        SerialRunner(load_config(None, [*small, "ppo.batch_samples=9"]))
+    runner = SerialRunner(load_config(None, [*small, "ppo.batch_samples=8"]))  # one whole minibatch: it trains
+    runner.run()
+    runner.close()
+    assert runner.optimizer.version == 1
