@@ -29,7 +29,7 @@ interval (``fivestack.match.games.wilson_interval``) and the mean game seconds o
 enemy lane-creep deaths and their pooled share, ``drill_eval.lasthit_figure``; its episodes are learner episodes,
 one per game, and its agent-steps count the idle hero's too, as played; hold and duel: one learner episode per
 game, the bot's hero the other, with the shares of games won, undecided and lost, both heroes' mean last hits and
-the share whose end found the learner's tower standing, ``MatchDrill.figure``), the overrides, the
+deaths, the share whose end found the learner's tower standing, ``MatchDrill.figure``), the overrides, the
 drill's own success over the last tenth of training (``drill/*`` of the run's ``metrics.jsonl``), the run's folder
 and the wall time. Progress shows as a bar on stderr.
 """
@@ -50,6 +50,7 @@ from fivestack.match.agents import load_run_policy, parse_run_spec
 from fivestack.match.inference import Inference
 from fivestack.runs.config import DRILL_NAMES, load_config
 from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success, untrained
+from fivestack.system.drills import TALLIED
 from fivestack.system.serial import SerialRunner, use_torch_threads
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -73,8 +74,9 @@ def training_summary(metrics_path: Path) -> dict:
     if "drill/won" in records[0] and episodes:  # hold, duel: how the training games against the bot went
         for key in ("won", "lost"):
             out[f"last_tenth_{key}"] = round(sum(r[f"drill/{key}"] for r in tail) / episodes, 4)
-        for key in ("last_hits", "bot_last_hits"):
-            out[f"last_tenth_{key}"] = round(sum(r[f"drill/{key}"] for r in tail) / episodes, 2)
+        for key in TALLIED:  # per game (runs from before deaths were counted have no deaths)
+            if f"drill/{key}" in records[0]:
+                out[f"last_tenth_{key}"] = round(sum(r[f"drill/{key}"] for r in tail) / episodes, 2)
     return out
 
 

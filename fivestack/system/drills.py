@@ -57,8 +57,8 @@ that an evaluation can count the first q episodes of every slot whatever their o
            its mid tier-1 tower stands, *and* it has more last hits than the bot, however the game ended: a passive
            hero cannot pass it (scripted-weak's random orders walk it into the towers: it dies twice in 2.6-8.5 game
            minutes against a hero that stands in its fountain, 8 games of 8, so a win alone says nothing). Each
-           episode's result is kept (``results``: won / undecided / lost, both heroes' last hits, whether the
-           learner's tower stands).
+           episode's result is kept (``results``: won / undecided / lost, both heroes' last hits and deaths,
+           whether the learner's tower stands).
 
 A drill is a subclass of ``Drill`` with its own ``start``, ``goal_inputs`` and ``score`` (or ``after_decision``),
 ``records``/``figure`` for its evaluation, and an entry in ``DRILLS`` (and in ``runs.config.DRILL_NAMES``).
@@ -511,6 +511,7 @@ def lasthit_figure(tallies: list[LastHitTally]) -> dict:
 
 
 WON, UNDECIDED, LOST = 1, 0, -1  # a match drill's game, for the learner
+TALLIED = ("last_hits", "bot_last_hits", "deaths", "bot_deaths")  # MatchResult's counts summed in training metrics
 
 
 class MatchResult(NamedTuple):
@@ -523,6 +524,8 @@ class MatchResult(NamedTuple):
     last_hits: int  # the learner's
     bot_last_hits: int
     tower_stands: bool  # the learner's mid tier-1 tower
+    deaths: int = 0  # the learner's hero's, in the game
+    bot_deaths: int = 0
 
 
 class MatchDrill(Drill):
@@ -538,7 +541,7 @@ class MatchDrill(Drill):
         super().__init__(config, n_games, heroes, seed)
         self.opponent_side = opponent_side
         self.results: list[MatchResult] = []  # with ``record``: every episode's result
-        self.counts = dict.fromkeys(("won", "lost", "last_hits", "bot_last_hits"), 0)
+        self.counts = dict.fromkeys(("won", "lost", *TALLIED), 0)  # since the last ``take_metrics``
 
     def start(self, env, games: np.ndarray) -> None:
         self.running[games, self.opponent_side[games]] = False  # the bot's side: the bot plays it
@@ -556,7 +559,9 @@ class MatchDrill(Drill):
                            outcome=UNDECIDED if winner < 0 else WON if winner == side else LOST,
                            last_hits=int(hi[g, self.heroes[side], LAST_HITS]),
                            bot_last_hits=int(hi[g, self.heroes[1 - side], LAST_HITS]),
-                           tower_stands=bool(ui[g, tower, ALIVE]))
+                           tower_stands=bool(ui[g, tower, ALIVE]),
+                           deaths=int(hi[g, self.heroes[side], DEATHS]),
+                           bot_deaths=int(hi[g, self.heroes[1 - side], DEATHS]))
 
     def succeeded(self, result: MatchResult) -> bool:
         """The episode's success from its result: each match drill's own rule."""
@@ -568,8 +573,8 @@ class MatchDrill(Drill):
             result = self.result(env, int(g))
             self.counts["won"] += result.outcome == WON
             self.counts["lost"] += result.outcome == LOST
-            self.counts["last_hits"] += result.last_hits
-            self.counts["bot_last_hits"] += result.bot_last_hits
+            for key in TALLIED:
+                self.counts[key] += getattr(result, key)
             if self.record:
                 self.results.append(result)
             self.finish(int(g), result.side, self.succeeded(result), float(self.elapsed(env, np.array([g]))[0]))
@@ -588,8 +593,8 @@ class MatchDrill(Drill):
 
     def figure(self, records: list[MatchResult]) -> dict:
         """The success share (Wilson) and how the games went: the shares won, undecided and lost, the mean last
-        hits of the learner and of the bot per game, and the share of games whose end found the learner's tower
-        standing."""
+        hits and deaths of the learner and of the bot per game, and the share of games whose end found the learner's
+        tower standing."""
         n = len(records)
         success = sum(self.succeeded(r) for r in records)
         low, high = wilson_interval(success, n)
@@ -602,6 +607,7 @@ class MatchDrill(Drill):
                 "lost": share(sum(r.outcome == LOST for r in records)),
                 "last_hits": mean([r.last_hits for r in records]),
                 "bot_last_hits": mean([r.bot_last_hits for r in records]),
+                "deaths": mean([r.deaths for r in records]), "bot_deaths": mean([r.bot_deaths for r in records]),
                 "tower_stands": share(sum(r.tower_stands for r in records))}
 
 

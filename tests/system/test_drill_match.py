@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fivestack.game.layout import (ALIVE, G_DONE, G_WINNER, HP, LAST_HITS, N_BUILDINGS_PER_TEAM, SLOT_BUILDINGS)
+from fivestack.game.layout import (ALIVE, DEATHS, G_DONE, G_WINNER, HP, LAST_HITS, N_BUILDINGS_PER_TEAM, SLOT_BUILDINGS)
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.drill_eval import do_nothing, drill_success
 from fivestack.system.drills import LOST, MID_TIER1, UNDECIDED, WON
@@ -29,15 +29,16 @@ def drill_worker(name, *overrides, seed=3):
     return worker, hook, hook.drill
 
 
-def end_game(worker, g, winner, learner_hits, bot_hits, tower_stands=True):
-    """Hand-set game ``g``'s end: its winner (0, 1, or -1 for the time limit), both heroes' last hits and whether
-    the learner's mid tier-1 tower stands; returns the learner's side."""
+def end_game(worker, g, winner, learner_hits, bot_hits, tower_stands=True, deaths=(0, 0)):
+    """Hand-set game ``g``'s end: its winner (0, 1, or -1 for the time limit), both heroes' last hits, whether
+    the learner's mid tier-1 tower stands and both heroes' deaths (learner's, bot's); returns the learner's side."""
     side = 1 - int(worker.opponent_side[g])
     state = worker.env.game.state
     state.gi[g, G_WINNER] = winner
     state.gi[g, G_DONE] = 2 if winner < 0 else 1
     state.hi[g, HEROES[side], LAST_HITS] = learner_hits
     state.hi[g, HEROES[1 - side], LAST_HITS] = bot_hits
+    state.hi[g, HEROES[side], DEATHS], state.hi[g, HEROES[1 - side], DEATHS] = deaths
     tower = SLOT_BUILDINGS + side * N_BUILDINGS_PER_TEAM + MID_TIER1
     state.ui[g, tower, ALIVE] = int(tower_stands)
     if not tower_stands:
@@ -84,34 +85,39 @@ def test_the_game_reward_and_flow_stay_the_games():
 
 
 # (winner is the learner, the bot, or nobody; learner's last hits, bot's; tower stands) -> hold, duel success
+# (winner is the learner, the bot, or nobody; learner's last hits, bot's; tower stands; deaths: learner's, bot's)
 CASES = [
-    ("learner", 5, 3, True, WON, True, True),
-    ("learner", 0, 3, True, WON, False, True),  # a win by kills with fewer last hits: not a hold (passive heroes win so)
-    ("bot", 9, 3, True, LOST, False, False),  # killed twice: a loss for the one killed
-    ("nobody", 5, 3, True, UNDECIDED, True, False),  # 10 minutes, tower up, more last hits: held; not a duel win
-    ("nobody", 3, 3, True, UNDECIDED, False, False),  # as many last hits as the bot: not more
-    ("nobody", 5, 3, False, UNDECIDED, False, False),  # the tower fell
+    ("learner", 5, 3, True, (0, 2), WON, True, True),
+    ("learner", 0, 3, True, (1, 2), WON, False, True),  # a win by kills with fewer last hits: not a hold (passive
+                                                        # heroes win so)
+    ("bot", 9, 3, True, (2, 0), LOST, False, False),  # killed twice: a loss for the one killed
+    ("nobody", 5, 3, True, (1, 1), UNDECIDED, True, False),  # 10 minutes, tower up, more last hits: held; not a duel
+                                                             # win
+    ("nobody", 3, 3, True, (0, 0), UNDECIDED, False, False),  # as many last hits as the bot: not more
+    ("nobody", 5, 3, False, (0, 1), UNDECIDED, False, False),  # the tower fell
 ]
 
 
-@pytest.mark.parametrize("winner, hits, bot_hits, stands, outcome, hold, duel", CASES)
-def test_each_ending_scores_by_hand(winner, hits, bot_hits, stands, outcome, hold, duel):
+@pytest.mark.parametrize("winner, hits, bot_hits, stands, deaths, outcome, hold, duel", CASES)
+def test_each_ending_scores_by_hand(winner, hits, bot_hits, stands, deaths, outcome, hold, duel):
     for name, success in (("hold", hold), ("duel", duel)):
         worker, hook, drill = drill_worker(name)
         drill.record = True
         g = 1
         side = 1 - int(worker.opponent_side[g])
         code = {"learner": side, "bot": 1 - side, "nobody": -1}[winner]
-        end_game(worker, g, code, hits, bot_hits, stands)
+        end_game(worker, g, code, hits, bot_hits, stands, deaths)
         decide(worker, hook, [g] if code >= 0 else [], cut_games=[g] if code < 0 else [])
-        assert drill.results == [(g, 0, side, outcome, hits, bot_hits, stands)]
+        assert drill.results == [(g, 0, side, outcome, hits, bot_hits, stands, *deaths)]
         assert drill.outcomes[0][3] == success, name
         figure = drill.figure(drill.records())
         assert figure["success"] == float(success) and figure["episodes"] == 1
         assert figure["last_hits"] == hits and figure["bot_last_hits"] == bot_hits
+        assert (figure["deaths"], figure["bot_deaths"]) == deaths
         metrics = hook.info(worker)["drill"]
         assert metrics["drill/episodes"] == 1 and metrics["drill/reached"] == float(success)
         assert metrics["drill/won"] == float(outcome == WON) and metrics["drill/lost"] == float(outcome == LOST)
+        assert (metrics["drill/deaths"], metrics["drill/bot_deaths"]) == deaths
 
 
 def test_an_episode_counts_once_and_a_new_game_begins_the_next():
