@@ -524,8 +524,8 @@ class MatchResult(NamedTuple):
     last_hits: int  # the learner's
     bot_last_hits: int
     tower_stands: bool  # the learner's mid tier-1 tower
-    deaths: int = 0  # the learner's hero's, in the game
-    bot_deaths: int = 0
+    deaths: int  # the learner's hero's, in the game
+    bot_deaths: int
 
 
 class MatchDrill(Drill):
