@@ -511,7 +511,8 @@ def lasthit_figure(tallies: list[LastHitTally]) -> dict:
 
 
 WON, UNDECIDED, LOST = 1, 0, -1  # a match drill's game, for the learner
-TALLIED = ("last_hits", "bot_last_hits", "deaths", "bot_deaths")  # MatchResult's counts summed in training metrics
+TALLIED = ("last_hits", "bot_last_hits", "deaths", "bot_deaths")  # MatchResult's counts: summed in training metrics,
+                                                                 # averaged per game in the figure
 
 
 class MatchResult(NamedTuple):
@@ -605,9 +606,7 @@ class MatchDrill(Drill):
                 "won": share(sum(r.outcome == WON for r in records)),
                 "undecided": share(sum(r.outcome == UNDECIDED for r in records)),
                 "lost": share(sum(r.outcome == LOST for r in records)),
-                "last_hits": mean([r.last_hits for r in records]),
-                "bot_last_hits": mean([r.bot_last_hits for r in records]),
-                "deaths": mean([r.deaths for r in records]), "bot_deaths": mean([r.bot_deaths for r in records]),
+                **{key: mean([getattr(r, key) for r in records]) for key in TALLIED},
                 "tower_stands": share(sum(r.tower_stands for r in records))}
 
 

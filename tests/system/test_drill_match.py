@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fivestack.game.layout import (ALIVE, DEATHS, G_DONE, G_WINNER, HP, LAST_HITS, N_BUILDINGS_PER_TEAM, SLOT_BUILDINGS)
+from fivestack.game.layout import (ALIVE, DEATHS, G_DONE, G_WINNER, HP, LAST_HITS, N_BUILDINGS_PER_TEAM,
+                                   SLOT_BUILDINGS)
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.drill_eval import do_nothing, drill_success
 from fivestack.system.drills import LOST, MID_TIER1, UNDECIDED, WON
@@ -84,8 +85,8 @@ def test_the_game_reward_and_flow_stay_the_games():
     assert hook.info(worker)["drill"]["drill/episodes"] == 2  # both scored
 
 
-# (winner is the learner, the bot, or nobody; learner's last hits, bot's; tower stands) -> hold, duel success
 # (winner is the learner, the bot, or nobody; learner's last hits, bot's; tower stands; deaths: learner's, bot's)
+# -> hold, duel success
 CASES = [
     ("learner", 5, 3, True, (0, 2), WON, True, True),
     ("learner", 0, 3, True, (1, 2), WON, False, True),  # a win by kills with fewer last hits: not a hold (passive
