@@ -22,7 +22,7 @@ from fivestack.game.engine import GameBatch
 from fivestack.game.jit import kernel
 from fivestack.game.layout import (
     ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, G_DONE, HEROES_PER_TEAM, MAX_UNITS,
-    N_DELAY, N_OFFSET, N_PRIMARY,
+    N_DELAY, N_OFFSET, N_PRIMARY, N_TARGET_KINDS,
 )
 
 
@@ -36,8 +36,9 @@ def _pick(rng, n):
 @kernel
 def random_team_act(S, D, team, out, rng, prims, targets, n_targets, computed):
     """Fill ``out[:, team's heroes, :]`` with uniformly random available actions and valid targets.
-    Working memory (kernels do not allocate): ``prims`` int64 (N_PRIMARY,), ``targets`` int64 (5, MAX_UNITS)
-    valid targets per target kind 1..4, ``n_targets`` int64 (5,), ``computed`` bool (5,)."""
+    Working memory (kernels do not allocate): ``prims`` int64 (N_PRIMARY,), ``targets`` int64 (N_TARGET_KINDS,
+    MAX_UNITS) valid targets per target kind, ``n_targets`` int64 (N_TARGET_KINDS,), ``computed`` bool
+    (N_TARGET_KINDS,)."""
     gi = S.gi
     n_games = out.shape[0]
     for g in range(n_games):
@@ -50,7 +51,7 @@ def random_team_act(S, D, team, out, rng, prims, targets, n_targets, computed):
             out[g, h, ACT_OFFSET_Y] = 4
             if gi[g, G_DONE] != 0:
                 continue
-            for kind in range(5):
+            for kind in range(N_TARGET_KINDS):
                 n_targets[kind] = 0
                 computed[kind] = False
             n = 0
@@ -90,9 +91,9 @@ class RandomTeam:
         z = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019 + team) & 0xFFFFFFFFFFFFFFFF
         self._rng = np.array([[kernels.splitmix64(np.uint64(z))]], dtype=np.int64)
         self._prims = np.zeros(N_PRIMARY, np.int64)
-        self._targets = np.zeros((5, MAX_UNITS), np.int64)
-        self._n_targets = np.zeros(5, np.int64)
-        self._computed = np.zeros(5, np.bool_)
+        self._targets = np.zeros((N_TARGET_KINDS, MAX_UNITS), np.int64)
+        self._n_targets = np.zeros(N_TARGET_KINDS, np.int64)
+        self._computed = np.zeros(N_TARGET_KINDS, np.bool_)
 
     def act(self, game: GameBatch, out: np.ndarray) -> None:
         """Fill ``out[:, heroes of this team, :]`` (int64, (n_games, 10, 5)) for every game."""

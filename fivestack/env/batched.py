@@ -21,7 +21,7 @@ import numpy as np
 from fivestack.env import observation
 from fivestack.game.engine import GameBatch, GameConfig, sanitize_actions
 from fivestack.game.layout import (
-    ACT_PRIMARY, ACT_TARGET, INVALID_ACTIONS, MAX_UNITS, N_HEROES, N_PRIMARY, N_UNIT_SLOTS,
+    ACT_PRIMARY, ACT_TARGET, INVALID_ACTIONS, MAX_UNITS, N_HEROES, N_PRIMARY, N_TARGET_KINDS, N_UNIT_SLOTS,
 )
 from fivestack.game.patch import FEATURES, PATCHES, Patch, feature_mask, observation_mask
 
@@ -40,7 +40,7 @@ class BatchedEnv:
         self._observed = observation_mask(self.config.patch)  # the features whose columns this env has
         self.unit_of_slot = np.full((n_games, 2, N_UNIT_SLOTS), -1, np.int64)
         self.slot_of_unit = np.full((n_games, 2, MAX_UNITS), -1, np.int64)
-        self._target_validity = np.zeros((2, 5, N_UNIT_SLOTS + 1), np.uint8)  # scratch: (team, kind, slot)
+        self._target_validity = np.zeros((2, N_TARGET_KINDS, N_UNIT_SLOTS + 1), np.uint8)  # (team, kind, slot)
         self._obs_buffers = observation.buffers(self.obs, self.unit_of_slot, self.slot_of_unit, self.game.data.walk,
                                                self._target_validity)
         self._all = np.arange(n_games, dtype=np.int64)

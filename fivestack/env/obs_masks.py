@@ -16,16 +16,19 @@ from __future__ import annotations
 
 from fivestack.game import kernels as K
 from fivestack.game.jit import kernel
-from fivestack.game.layout import ACTIVE, HEROES_PER_TEAM, N_PRIMARY, N_UNIT_SLOTS
+from fivestack.game.layout import ACTIVE, HEROES_PER_TEAM, N_PRIMARY, N_TARGET_KINDS, N_UNIT_SLOTS
+from fivestack.game.patch import F_ANCHORED_MOVES
 
 
 @kernel
 def team_target_validity(S, D, O, g, team):
-    """valid[team, kind, slot] for the four target kinds; column N_UNIT_SLOTS counts the valid slots.
-    Validity depends on the hero only through its team, so it is computed once per team."""
+    """valid[team, kind, slot] for the target kinds 1..N_TARGET_KINDS - 1 (the last, a move's anchor, only in a
+    game with the ``anchored_moves`` feature); column N_UNIT_SLOTS counts the valid slots. Validity depends on the
+    hero only through its team, so it is computed once per team."""
     valid, unit_of_slot = O.target_validity, O.unit_of_slot
     h = team * HEROES_PER_TEAM
-    for kind in range(1, 5):
+    kinds = N_TARGET_KINDS if D.features[g] & F_ANCHORED_MOVES else N_TARGET_KINDS - 1
+    for kind in range(1, kinds):
         n = 0
         for s in range(N_UNIT_SLOTS):
             u = unit_of_slot[g, team, s]

@@ -85,7 +85,7 @@ class ObsBuffers(NamedTuple):
     unit_of_slot: np.ndarray  # (games, 2, N_UNIT_SLOTS) int64: the unit in each slot of a team's view, -1
     slot_of_unit: np.ndarray  # (games, 2, MAX_UNITS) int64: the inverse, -1 for units not in view
     minimap_walk: np.ndarray  # (MINIMAP, MINIMAP) float32: static walkable share per minimap cell
-    target_validity: np.ndarray  # (2, 5, N_UNIT_SLOTS + 1) uint8 scratch: (team, target kind, slot)
+    target_validity: np.ndarray  # (2, N_TARGET_KINDS, N_UNIT_SLOTS + 1) uint8 scratch: (team, target kind, slot)
     scratch_units: np.ndarray  # (MAX_UNITS,) int64 scratch for the creep-slot selection
     scratch_dist: np.ndarray  # (MAX_UNITS,) float64 scratch for the creep-slot selection
     offset_mask: np.ndarray

@@ -398,12 +398,17 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("hits_to_kill", 16, "one more units observation column (env.spaces.U_HITS_TO_KILL): how many attacks of "
                                 "the team's hardest-hitting hero the unit's health is now, after its armor, "
                                 "/ 10, at most 1 (0.1 or less: one attack kills it)", observes="units"),
+    Feature("anchored_moves", 32, "a move or attack-move names an anchor, any unit the team sees (the hero itself, "
+                                  "a creep, a tower, a fountain): its goal is the anchor's place plus the move "
+                                  "table's offsets, so one order reaches any landmark in sight; with the hero "
+                                  "itself as anchor (or none named) it is the usual move"),
 )}
 F_RICH_CREEPS = FEATURES["rich_creeps"].bit  # the kernels test ``D.features[g] & F_RICH_CREEPS``
 F_CREEP_BALANCE = FEATURES["creep_balance"].bit
 F_ATTACK_READY = FEATURES["attack_ready"].bit
 F_MANUAL_ATTACK = FEATURES["manual_attack"].bit
 F_HITS_TO_KILL = FEATURES["hits_to_kill"].bit
+F_ANCHORED_MOVES = FEATURES["anchored_moves"].bit
 
 
 def group_columns(group: str) -> list[str]:
@@ -448,6 +453,8 @@ PATCHES: dict[str, PatchVersion] = {p.version: p for p in (
     PatchVersion("0.7", ("attack_ready", "manual_attack", "hits_to_kill"),
                  "0.6 with one more units observation column, the attacks of the team's hardest hitter each unit's "
                  "health is worth (feature hits_to_kill)"),
+    PatchVersion("0.8", ("anchored_moves",), "0.1 where a move names an anchor unit, its goal that unit's place plus "
+                                             "the offsets: landmarks as move targets (feature anchored_moves)"),
 )}
 
 

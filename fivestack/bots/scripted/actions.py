@@ -37,7 +37,8 @@ def offset_cell(d, step):
 @kernel
 def issue_move(S, D, g, h, gx, gy, out):
     """A move toward (gx, gy): the game's cells for that point (``goal_cells``: beyond the move's reach, the
-    farthest in its direction), re-issued every step."""
+    farthest in its direction), re-issued every step. Where moves name an anchor (``anchored_moves``) the hero
+    names itself, so that its rows are valid labels for a policy that learns from them."""
     uf = S.uf
     dx = gx - uf[g, h, X]
     dy = gy - uf[g, h, Y]
@@ -48,7 +49,8 @@ def issue_move(S, D, g, h, gx, gy, out):
             ox = 5 if dx > 0 else 3
         else:
             oy = 5 if dy > 0 else 3
-    set_action(out, g, h, A_MOVE, -1, ox, oy)
+    anchor = h if kernels.target_kind_for(S, D, g, h, A_MOVE) == 5 else -1
+    set_action(out, g, h, A_MOVE, anchor, ox, oy)
 
 
 @kernel

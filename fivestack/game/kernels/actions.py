@@ -36,7 +36,8 @@ def offset_point(uf, g, u, ox, oy, step):
 
 @kernel
 def move_goal(uf, table, g, u, ox, oy):
-    """The goal of unit ``u``'s move with offset cells (ox, oy): ``table[ox]``, ``table[oy]`` world units from it
+    """The goal of a move with offset cells (ox, oy) around unit ``u`` (the mover itself, or with the
+    ``anchored_moves`` feature the anchor it names): ``table[ox]``, ``table[oy]`` world units from it
     (``D.move_offsets``, a table of ``layout.MOVE_GOALS``), kept on the map."""
     x = clampf(uf[g, u, X] + table[ox], 1.0, MAP_SIZE - 1.0)
     y = clampf(uf[g, u, Y] + table[oy], 1.0, MAP_SIZE - 1.0)
@@ -78,7 +79,8 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
         hi[g, h, INVALID_ACTIONS] += 1
         return
     kind = target_kind_for(S, D, g, h, prim)
-    if kind != 0 and not valid_target(S, D, g, h, kind, tu):
+    unanchored = kind == 5 and tu < 0  # an anchored move that names no anchor: the hero itself
+    if kind != 0 and not unanchored and not valid_target(S, D, g, h, kind, tu):
         hi[g, h, INVALID_ACTIONS] += 1
         return
     team = team_of_hero(h)
@@ -98,7 +100,8 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
         return
     hf[g, h, TP_CHANNEL] = 0.0  # any new order cancels a channel
     if prim == A_MOVE or prim == A_ATTACK_MOVE:
-        x, y = move_goal(uf, D.move_offsets, g, h, ox, oy)
+        anchor = tu if kind == 5 and tu >= 0 else h  # anchored_moves: the named unit's place, else the hero's
+        x, y = move_goal(uf, D.move_offsets, g, anchor, ox, oy)
         uf[g, h, GOAL_X] = x
         uf[g, h, GOAL_Y] = y
         ui[g, h, ORDER] = O_MOVE if prim == A_MOVE else O_ATTACK_MOVE

@@ -17,7 +17,8 @@ from fivestack.game.layout import (
     TP_CHANNEL, T_POINT, T_UNIT, T_UNIT_OFFSET,
 )
 from fivestack.game.patch import (
-    AB_AFFECTS, AB_AURA, AB_MANA, AB_TARGET, ACT_TELEPORT, H_ABILITY0, I_ACTIVE, I_TARGET, R_BUYBACK_BASE, R_BUYBACK_LVL,
+    AB_AFFECTS, AB_AURA, AB_MANA, AB_TARGET, ACT_TELEPORT, F_ANCHORED_MOVES, H_ABILITY0, I_ACTIVE, I_TARGET,
+    R_BUYBACK_BASE, R_BUYBACK_LVL,
 )
 
 
@@ -50,10 +51,13 @@ def item_ready(S, D, g, h, s):
 @kernel
 def target_kind_for(S, D, g, h, prim):
     """What a primary action targets: 0 nothing/point, 1 attackable unit, 2 enemy non-building,
-    3 ally (hero or creep), 4 allied building (town portal)."""
+    3 ally (hero or creep), 4 allied building (town portal), 5 any unit the team sees (a move's anchor in a game
+    with the ``anchored_moves`` feature; ``layout.N_TARGET_KINDS``)."""
     hi, items = S.hi, S.items
     if prim == A_ATTACK:
         return 1
+    if prim == A_MOVE or prim == A_ATTACK_MOVE:
+        return 5 if D.features[g] & F_ANCHORED_MOVES else 0
     if prim == A_TOWN_PORTAL:
         return 4
     if prim >= A_ABILITY0 and prim < A_ABILITY0 + 4:
@@ -108,7 +112,7 @@ def valid_target(S, D, g, h, kind, t):
         return tteam == team and not building and tkind != K_COURIER
     if kind == 4:
         return tteam == team and building and tkind != K_FOUNTAIN
-    return False
+    return kind == 5  # an anchor: any living unit the team sees
 
 
 @kernel
