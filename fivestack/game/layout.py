@@ -327,7 +327,8 @@ T_UNIT = 2
 T_UNIT_OFFSET = 3
 # the target kinds of an action (``kernels.target_kind_for``): 0 none, 1 attackable unit, 2 enemy non-building,
 # 3 ally (hero or creep), 4 allied building (town portal), 5 any unit the team sees (an anchored move's anchor)
-N_TARGET_KINDS = 6
+TK_ANCHOR = 5
+N_TARGET_KINDS = TK_ANCHOR + 1
 
 # modes
 MODE_5V5 = 0

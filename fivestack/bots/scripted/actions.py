@@ -10,7 +10,7 @@ from fivestack.game import kernels
 from fivestack.game.jit import kernel
 from fivestack.game.layout import (
     ACT_DELAY, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, A_MOVE, K_ANCIENT, K_BARRACKS, K_CREEP_MELEE,
-    K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN, K_TOWER, X, Y,
+    K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN, K_TOWER, TK_ANCHOR, X, Y,
 )
 
 
@@ -49,7 +49,7 @@ def issue_move(S, D, g, h, gx, gy, out):
             ox = 5 if dx > 0 else 3
         else:
             oy = 5 if dy > 0 else 3
-    anchor = h if kernels.target_kind_for(S, D, g, h, A_MOVE) == 5 else -1
+    anchor = h if kernels.target_kind_for(S, D, g, h, A_MOVE) == TK_ANCHOR else -1
     set_action(out, g, h, A_MOVE, anchor, ox, oy)
 
 

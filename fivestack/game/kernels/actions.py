@@ -20,7 +20,7 @@ from fivestack.game.layout import (
     A_NOOP, A_PICKUP, A_STOP, A_TOWN_PORTAL, BUYBACK_CD, CAST_ABILITY, CAST_TARGET, CAST_X, CAST_Y, EV_GOLD_SPENT,
     FRAMES_PER_SECOND, GOAL_X, GOAL_Y, GOLD, G_GLYPH_CD0, INVALID_ACTIONS, INVULN, IT_ID, MANA, MAP_SIZE,
     ORDER, O_ATTACK, O_ATTACK_MOVE, O_CAST, O_HOLD, O_MOVE, O_NONE, O_PICKUP, TARGET, TARGET_OFFSET_STEP,
-    TP_CHANNEL, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y,
+    TK_ANCHOR, TP_CHANNEL, T_NONE, T_POINT, T_UNIT, T_UNIT_OFFSET, X, Y,
 )
 from fivestack.game.patch import (
     AB_BLINK, AB_COOLDOWN, AB_MANA, AB_RANGE, AB_TARGET, I_RANGE, I_TARGET, R_BUYBACK_CD, R_GLYPH_CD, R_GLYPH_TIME,
@@ -79,7 +79,7 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
         hi[g, h, INVALID_ACTIONS] += 1
         return
     kind = target_kind_for(S, D, g, h, prim)
-    unanchored = kind == 5 and tu < 0  # an anchored move that names no anchor: the hero itself
+    unanchored = kind == TK_ANCHOR and tu < 0  # an anchored move that names no anchor: the hero itself
     if kind != 0 and not unanchored and not valid_target(S, D, g, h, kind, tu):
         hi[g, h, INVALID_ACTIONS] += 1
         return
@@ -100,7 +100,7 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
         return
     hf[g, h, TP_CHANNEL] = 0.0  # any new order cancels a channel
     if prim == A_MOVE or prim == A_ATTACK_MOVE:
-        anchor = tu if kind == 5 and tu >= 0 else h  # anchored_moves: the named unit's place, else the hero's
+        anchor = tu if kind == TK_ANCHOR and tu >= 0 else h  # anchored_moves: the named unit's place, else the hero's
         x, y = move_goal(uf, D.move_offsets, g, anchor, ox, oy)
         uf[g, h, GOAL_X] = x
         uf[g, h, GOAL_Y] = y

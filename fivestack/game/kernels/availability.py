@@ -14,7 +14,7 @@ from fivestack.game.layout import (
     A_ITEM0, A_MOVE, A_NOOP, A_PICKUP, A_STOP, A_TOWN_PORTAL, BUYBACK_CD, GOLD, G_AEGIS_ON_GROUND, G_GLYPH_CD0,
     G_RUNE0, HERO_TYPE, HP, HP_MAX, IT_COOLDOWN, IT_ID, KIND, K_ANCIENT, K_BARRACKS, K_COURIER, K_CREEP_MELEE,
     K_CREEP_RANGED, K_CREEP_SIEGE, K_FOUNTAIN, K_TOWER, LEVEL, MANA, MAX_UNITS, N_INVENTORY, SILENCE, STUN, TEAM,
-    TP_CHANNEL, T_POINT, T_UNIT, T_UNIT_OFFSET,
+    TK_ANCHOR, TP_CHANNEL, T_POINT, T_UNIT, T_UNIT_OFFSET,
 )
 from fivestack.game.patch import (
     AB_AFFECTS, AB_AURA, AB_MANA, AB_TARGET, ACT_TELEPORT, F_ANCHORED_MOVES, H_ABILITY0, I_ACTIVE, I_TARGET,
@@ -57,7 +57,7 @@ def target_kind_for(S, D, g, h, prim):
     if prim == A_ATTACK:
         return 1
     if prim == A_MOVE or prim == A_ATTACK_MOVE:
-        return 5 if D.features[g] & F_ANCHORED_MOVES else 0
+        return TK_ANCHOR if D.features[g] & F_ANCHORED_MOVES else 0
     if prim == A_TOWN_PORTAL:
         return 4
     if prim >= A_ABILITY0 and prim < A_ABILITY0 + 4:
@@ -112,7 +112,7 @@ def valid_target(S, D, g, h, kind, t):
         return tteam == team and not building and tkind != K_COURIER
     if kind == 4:
         return tteam == team and building and tkind != K_FOUNTAIN
-    return kind == 5  # an anchor: any living unit the team sees
+    return kind == TK_ANCHOR  # any living unit the team sees
 
 
 @kernel
