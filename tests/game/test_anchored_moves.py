@@ -13,15 +13,16 @@ from fivestack.bots.random_team import RandomTeam
 from fivestack.bots.scripted import ScriptedTeam
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameBatch, GameConfig, no_orders
+from fivestack.game.kernels.helpers import building_slot
 from fivestack.game.layout import (
     A_ATTACK_MOVE, A_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, GOAL_X, GOAL_Y, INVALID_ACTIONS,
-    MOVE_GOALS, N_BUILDINGS_PER_TEAM, N_HEROES, ORDER, O_ATTACK_MOVE, O_MOVE, SLOT_BUILDINGS, X, Y,
+    MOVE_GOALS, N_HEROES, ORDER, O_ATTACK_MOVE, O_MOVE, X, Y,
 )
 from fivestack.game.patch import F_ANCHORED_MOVES, PATCHES, patch_features
+from fivestack.system.drills import MID_TIER1
 
-MID_TIER1 = 1  # local building index of the mid tier-1 tower (geometry.BUILDINGS)
-RADIANT_MID_T1 = SLOT_BUILDINGS + MID_TIER1
-DIRE_MID_T1 = SLOT_BUILDINGS + N_BUILDINGS_PER_TEAM + MID_TIER1
+RADIANT_MID_T1 = building_slot(0, MID_TIER1)  # unit indices of the two mid tier-1 towers
+DIRE_MID_T1 = building_slot(1, MID_TIER1)
 GRID = MOVE_GOALS["grid"]
 
 
