@@ -24,6 +24,7 @@ GOAL_WIDTH = 6
 # the drills (issue 30, ``fivestack.system.drills.DRILLS``): small scenarios on the real game with a success figure
 DRILL_NAMES = ("walk", "lasthit", "hold", "duel")
 MATCH_DRILL_BOTS = {"hold": "scripted-weak", "duel": "scripted"}  # the drills that are the game against a bot: its name
+MATCH_DRILL_REWARDS = ("game", "lasthit")  # drill.reward: what a match drill pays its learner (system/drills.py)
 
 # Ranges every value must lie in: (section, key) -> (low, high, whether low is allowed, whether high is allowed);
 # None: no bound on that side. Checked by ``validate``, with one error naming the key and its range.
@@ -273,10 +274,18 @@ def validate_drill(config) -> None:
                           f"the whole game, ended by its rules: leave drill.stagger false")
     if d.name == "walk":
         validate_walk(d)
-    for key, what in (("miss_penalty", "charge for a creep it lets die"), ("death_penalty", "charge for a death")):
-        if getattr(d, key) and d.name != "lasthit":
-            raise ConfigError(f"drill.{key} ({getattr(d, key):g}) is the last-hit drill's {what}: leave it 0 with "
-                              f"drill.name={d.name!r}")
+    if d.reward not in MATCH_DRILL_REWARDS:
+        raise ConfigError(f"drill.reward must be one of {list(MATCH_DRILL_REWARDS)}, got {d.reward!r}")
+    if d.reward != "game" and bot is None:
+        raise ConfigError(f"drill.reward = {d.reward!r} chooses what the hold and duel drills pay; the {d.name} "
+                          f"drill has its own reward: leave drill.reward='game'")
+    paid_deaths = d.name == "lasthit" or d.reward == "lasthit"
+    for key, what, allowed in (("miss_penalty", "charge for a creep it lets die", d.name == "lasthit"),
+                               ("death_penalty", "charge for a death", paid_deaths)):
+        if getattr(d, key) and not allowed:
+            raise ConfigError(f"drill.{key} ({getattr(d, key):g}) is the last-hit reward's {what}: leave it 0 with "
+                              f"drill.name={d.name!r}" + ("" if key == "miss_penalty" else
+                                                          ", or set drill.reward='lasthit' (hold, duel)"))
     if d.seconds > config.game.max_seconds:
         raise ConfigError(f"drill.seconds ({d.seconds:g}) must be at most game.max_seconds "
                           f"({config.game.max_seconds:g}): the game would end before the episode")

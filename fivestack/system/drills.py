@@ -50,8 +50,11 @@ that an evaluation can count the first q episodes of every slot whatever their o
     hold   (c) hold the lane against scripted-weak, and  duel  (d) 1v1 against scripted (``MatchDrill``): the game
            itself, against a bot (``MATCH_DRILL_BOTS``: every game draws the bot, ``pool.bot_fraction = 1``, on a
            random side, ``Opponents``; the learner plays the other). One drill episode is one whole game, up to
-           ``game.max_seconds`` (= ``drill.seconds``); the reward is the game's own shaped reward (the drill writes
-           no reward and ends no game: the game's rules do). The goal input is [1, 0, 0, 0, 0, share of the game's
+           ``game.max_seconds`` (= ``drill.seconds``); the reward is the game's own shaped reward (the drill ends
+           no game: the game's rules do), or with ``drill.reward = "lasthit"`` the last-hit drill's, in the whole
+           game: ``LAST_HIT_REWARD`` per last hit of the learner's hero (the game's count, ``hi LAST_HITS``, the
+           one the success rule compares), -``drill.death_penalty`` per death, nothing else (no zero-sum: the bot's
+           last hits and deaths pay nothing). The goal input is [1, 0, 0, 0, 0, share of the game's
            time left]. At the game's end: duel succeeds when the learner won (two kills or the first tower, the 1v1
            rules); hold succeeds when the learner did not lose (a game ended by kills is a loss for the one killed),
            its mid tier-1 tower stands, *and* it has more last hits than the bot, however the game ended: a passive
@@ -543,9 +546,30 @@ class MatchDrill(Drill):
         self.opponent_side = opponent_side
         self.results: list[MatchResult] = []  # with ``record``: every episode's result
         self.counts = dict.fromkeys(("won", "lost", *TALLIED), 0)  # since the last ``take_metrics``
+        # drill.reward = "lasthit": the learner's last hits and deaths in the game already paid for
+        self.paid_hits = np.zeros(n_games, np.int64)
+        self.paid_deaths = np.zeros(n_games, np.int64)
 
     def start(self, env, games: np.ndarray) -> None:
         self.running[games, self.opponent_side[games]] = False  # the bot's side: the bot plays it
+        self.paid_hits[games], self.paid_deaths[games] = self._learner_counts(env, games)
+
+    def _learner_counts(self, env, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(n,) each game's learner hero's last hits and deaths in the game so far (counts that only grow)."""
+        hi = env.game.state.hi[games, self.heroes[1 - self.opponent_side[games]]]
+        return hi[:, LAST_HITS].astype(np.int64), hi[:, DEATHS].astype(np.int64)
+
+    def _pay_last_hits(self, env, reward: np.ndarray) -> None:
+        """``drill.reward = "lasthit"``: over ``reward`` (teams, K), the learner's last hits and deaths since the
+        last decision, priced as the last-hit drill prices them; 0 on every other row."""
+        games = np.arange(self.n)
+        hits, deaths = self._learner_counts(env, games)
+        paid = np.zeros((self.n, 2))
+        learner = 1 - self.opponent_side
+        paid[games, learner] = (LAST_HIT_REWARD * (hits - self.paid_hits)
+                                - self.config.death_penalty * (deaths - self.paid_deaths))
+        self.paid_hits, self.paid_deaths = hits, deaths
+        reward[:] = np.where(self.running, paid, 0.0).reshape(reward.shape[0], 1)
 
     def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
         return self.flag_and_time(env, games)
@@ -569,7 +593,10 @@ class MatchDrill(Drill):
         raise NotImplementedError
 
     def after_decision(self, env, reward: np.ndarray, ended: np.ndarray) -> np.ndarray:
-        """The game's reward stays; the episodes of the games the game's rules ended are scored."""
+        """The game's reward stays (or the last hits are paid, ``drill.reward``); the episodes of the games the
+        game's rules ended are scored."""
+        if self.config.reward == "lasthit":
+            self._pay_last_hits(env, reward)
         for g in np.flatnonzero(ended & self.running.any(axis=1)):
             result = self.result(env, int(g))
             self.counts["won"] += result.outcome == WON

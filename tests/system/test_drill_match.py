@@ -85,6 +85,38 @@ def test_the_game_reward_and_flow_stay_the_games():
     assert hook.info(worker)["drill"]["drill/episodes"] == 2  # both scored
 
 
+@pytest.mark.parametrize("penalty", [0.0, 2.0])
+def test_the_lasthit_reward_pays_the_learners_last_hits_and_deaths_only(penalty):
+    """drill.reward='lasthit': the learner's row gets +1 per last hit of its hero since the last decision and
+    -drill.death_penalty per death, once each; the bot's last hits and deaths pay nothing (no zero-sum), and a game
+    that ends pays its last decision's before it is scored."""
+    worker, hook, drill = drill_worker("hold", "drill.reward='lasthit'", f"drill.death_penalty={penalty}")
+    state = worker.env.game.state
+    rows = np.arange(worker.n_games) * 2 + (1 - worker.opponent_side)  # each game's learner row
+    reward, _, _ = decide(worker, hook, [])
+    assert (reward == 0.0).all()  # nothing happened: nothing paid, the game's reward replaced
+    g, h = 3, 5
+    side = 1 - int(worker.opponent_side[g])
+    state.hi[g, HEROES[side], LAST_HITS] += 2
+    state.hi[g, HEROES[1 - side], LAST_HITS] += 7  # the bot's: not the learner's concern
+    state.hi[h, HEROES[1 - int(worker.opponent_side[h])], DEATHS] += 1
+    state.hi[h, HEROES[int(worker.opponent_side[h])], DEATHS] += 1
+    reward, _, _ = decide(worker, hook, [])
+    expected = np.zeros(worker.n_teams)
+    expected[rows[g]], expected[rows[h]] = 2.0, -penalty
+    assert reward[:, 0] == pytest.approx(expected)
+    reward, _, _ = decide(worker, hook, [])
+    assert (reward == 0.0).all()  # paid once
+    end_game(worker, g, -1, learner_hits=5, bot_hits=1)  # 3 more last hits in the game's last decision
+    reward, _, truncated = decide(worker, hook, [], cut_games=[g])
+    assert reward[rows[g], 0] == 3.0 and truncated[g]
+    assert hook.info(worker)["drill"]["drill/reached"] == 1.0  # the success rule is the hold's
+
+
+def test_the_game_reward_stays_unless_asked():
+    assert match_config("hold").drill.reward == "game"
+
+
 # (winner is the learner, the bot, or nobody; learner's last hits, bot's; tower stands; deaths: learner's, bot's)
 # -> hold, duel success
 CASES = [
@@ -155,10 +187,17 @@ def test_do_nothing_never_succeeds(name):
     (["drill.seconds=300.0"], "drill.seconds"),
     (["game.mode='5v5'"], "game.mode"),
     (["drill.stagger=true"], "drill.stagger"),
+    (["drill.reward='gold'"], "drill.reward"),
+    (["drill.death_penalty=1.0"], "drill.death_penalty"),  # paid only with drill.reward='lasthit'
 ])
 def test_config_rules_name_the_key(overrides, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         match_config("hold", *overrides)
+
+
+def test_the_other_drills_keep_their_own_reward():
+    with pytest.raises(ConfigError, match=r"drill\.reward"):
+        load_config(CONFIGS / "drill-lasthit.toml", [*SMALL, "drill.reward='lasthit'"])
 
 
 def test_the_other_drills_still_refuse_the_bot():
