@@ -239,10 +239,10 @@ class DrillConfig:
                                    "= game.max_seconds)")
     miss_penalty: float = setting(0.0, "lasthit: -this reward per enemy lane creep that dies not by the learner's "
                                        "last hit (0: none)")
-    death_penalty: float = setting(0.0, "lasthit, and hold/duel with drill.reward='lasthit': -this reward each time "
-                                        "the learner's hero dies (0: none)")
-    reward: str = setting("game", "hold, duel: the learner's reward: game (the game's shaped reward) or lasthit (+1 "
-                                  "per last hit of its hero, -drill.death_penalty per death, nothing else)")
+    death_penalty: float = setting(0.0, "lasthit (and drill.reward='lasthit'): -this reward each time the learner's "
+                                        "hero dies (0: none)")
+    reward: str = setting("game", "hold, duel: pay the learner the game's shaped reward (game) or the last-hit drill's "
+                                  "(lasthit)")
     stagger: bool = setting(False, "walk, lasthit: each game slot's first training episode starts part-way into "
                                    "its window (the slots never end together)")
 

@@ -383,6 +383,13 @@ def lane_start(side: int) -> tuple[float, float]:
     return float(x + step), float(y + step)
 
 
+def last_hit_reward(config: DrillConfig, last_hits: np.ndarray, deaths: np.ndarray, misses=0) -> np.ndarray:
+    """The last-hit reward (drill (b), and (c)/(d) with ``drill.reward = "lasthit"``): ``LAST_HIT_REWARD`` per last
+    hit, -``drill.miss_penalty`` per enemy lane creep that died otherwise, -``drill.death_penalty`` per death of the
+    learner's hero."""
+    return LAST_HIT_REWARD * last_hits - config.miss_penalty * misses - config.death_penalty * deaths
+
+
 class LastHitTally(NamedTuple):
     """A last-hit episode's figure, for the learner (``LastHitDrill.tallies``)."""
 
@@ -465,9 +472,8 @@ class LastHitDrill(Drill):
         self.after_step(env)  # the decision's last timestep
         deaths_now = self._learner_deaths(env)[games]  # a cumulative count: read once per decision, not per step
         reward = np.zeros((games.size, 2))
-        reward[np.arange(games.size), self.side[games]] = (
-            LAST_HIT_REWARD * self.unpaid[games] - self.config.miss_penalty * self.unpaid_misses[games]
-            - self.config.death_penalty * (deaths_now - self.deaths_charged[games]))
+        reward[np.arange(games.size), self.side[games]] = last_hit_reward(
+            self.config, self.unpaid[games], deaths_now - self.deaths_charged[games], self.unpaid_misses[games])
         self.unpaid[games] = self.unpaid_misses[games] = 0
         self.deaths_charged[games] = deaths_now
         return reward, np.zeros((games.size, 2), bool)  # no early success: the episode is its window
@@ -566,8 +572,7 @@ class MatchDrill(Drill):
         hits, deaths = self._learner_counts(env, games)
         paid = np.zeros((self.n, 2))
         learner = 1 - self.opponent_side
-        paid[games, learner] = (LAST_HIT_REWARD * (hits - self.paid_hits)
-                                - self.config.death_penalty * (deaths - self.paid_deaths))
+        paid[games, learner] = last_hit_reward(self.config, hits - self.paid_hits, deaths - self.paid_deaths)
         self.paid_hits, self.paid_deaths = hits, deaths
         reward[:] = np.where(self.running, paid, 0.0).reshape(reward.shape[0], 1)
 
