@@ -279,13 +279,12 @@ def validate_drill(config) -> None:
     if d.reward != "game" and bot is None:
         raise ConfigError(f"drill.reward = {d.reward!r} chooses what the hold and duel drills pay; the {d.name} "
                           f"drill has its own reward: leave drill.reward='game'")
-    paid_deaths = d.name == "lasthit" or d.reward == "lasthit"
-    for key, what, allowed in (("miss_penalty", "charge for a creep it lets die", d.name == "lasthit"),
-                               ("death_penalty", "charge for a death", paid_deaths)):
-        if getattr(d, key) and not allowed:
-            raise ConfigError(f"drill.{key} ({getattr(d, key):g}) is the last-hit reward's {what}: leave it 0 with "
-                              f"drill.name={d.name!r}" + ("" if key == "miss_penalty" else
-                                                          ", or set drill.reward='lasthit' (hold, duel)"))
+    if d.miss_penalty and d.name != "lasthit":
+        raise ConfigError(f"drill.miss_penalty ({d.miss_penalty:g}) is the last-hit drill's charge for a creep it "
+                          f"lets die: leave it 0 with drill.name={d.name!r}")
+    if d.death_penalty and d.name != "lasthit" and d.reward != "lasthit":
+        raise ConfigError(f"drill.death_penalty ({d.death_penalty:g}) is the last-hit reward's charge for a death: "
+                          f"leave it 0 with drill.name={d.name!r}, or set drill.reward='lasthit' (hold, duel)")
     if d.seconds > config.game.max_seconds:
         raise ConfigError(f"drill.seconds ({d.seconds:g}) must be at most game.max_seconds "
                           f"({config.game.max_seconds:g}): the game would end before the episode")

@@ -222,7 +222,7 @@ class Drill:
         success &= self.running
         out_of_time = self.running & ~success & ((self.elapsed(env, games) >= self.config.seconds - 1e-9)
                                                  | ended)[:, None]
-        reward[:] = np.where(self.running, gained, 0.0).reshape(reward.shape[0], 1)
+        self.write_reward(reward, gained)
         finished = success | out_of_time
         for g, side in zip(*np.nonzero(finished)):
             self.finish(int(g), int(side), bool(success[g, side]), float(self.elapsed(env, np.array([g]))[0]))
@@ -230,6 +230,11 @@ class Drill:
         over = ~self.running.any(axis=1) & ~ended  # the drill ends these games (the env ended the others)
         self.episode_index[over | ended] += 1
         return over
+
+    def write_reward(self, reward: np.ndarray, gained: np.ndarray) -> None:
+        """The drill's reward ``gained`` (games, 2) over the rollout's ``reward`` (teams, K): a hero whose episode is
+        not running (done, idle, or the bot's) gets 0."""
+        reward[:] = np.where(self.running, gained, 0.0).reshape(reward.shape[0], 1)
 
     def take_metrics(self) -> dict[str, float]:
         out = {"drill/episodes": float(self.episodes), "drill/reached": float(self.reached)}
@@ -574,7 +579,7 @@ class MatchDrill(Drill):
         learner = 1 - self.opponent_side
         paid[games, learner] = last_hit_reward(self.config, hits - self.paid_hits, deaths - self.paid_deaths)
         self.paid_hits, self.paid_deaths = hits, deaths
-        reward[:] = np.where(self.running, paid, 0.0).reshape(reward.shape[0], 1)
+        self.write_reward(reward, paid)
 
     def goal_inputs(self, env, games: np.ndarray) -> np.ndarray:
         return self.flag_and_time(env, games)
