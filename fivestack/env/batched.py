@@ -9,7 +9,8 @@ acting hero's team's ``units`` observation from the previous step. Invalid actio
 A finished game stays finished (its events are zero) until ``reset_games`` restarts it: there is no hidden
 auto-reset inside a game, so an LSTM never sees two games glued together.
 
-Observation arrays are reused from step to step: copy what you keep.
+Observation arrays are reused from step to step: copy what you keep. With the game feature ``team_frame`` (patch
+0.9) Dire observes the map turned half a turn (``env.obs_turn``; ``turned_teams``), actions stay in the map's frame.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ import numpy as np
 from fivestack.env import observation
 from fivestack.game.engine import GameBatch, GameConfig, sanitize_actions
 from fivestack.game.layout import (
-    ACT_PRIMARY, ACT_TARGET, INVALID_ACTIONS, MAX_UNITS, N_HEROES, N_PRIMARY, N_TARGET_KINDS, N_UNIT_SLOTS,
+    A_NOOP, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, INVALID_ACTIONS, MAX_UNITS, N_HEROES, N_OFFSET,
+    N_PRIMARY, N_TARGET_KINDS, N_UNIT_SLOTS,
 )
-from fivestack.game.patch import FEATURES, PATCHES, Patch, feature_mask, observation_mask
+from fivestack.game.patch import F_TEAM_FRAME, FEATURES, PATCHES, Patch, feature_mask, observation_mask
 
 
 OBSERVATION_BITS = feature_mask(f.name for f in FEATURES.values() if f.observes)
@@ -80,9 +82,20 @@ class BatchedEnv:
         if which.size:
             observation.encode(self.game.state, self.game.data, self._obs_buffers, which)
 
+    def turned_teams(self) -> np.ndarray:
+        """(2 x games,) bool, team-major (row 2g + side): whether the team's view of the game is turned (Dire's,
+        where the game plays with ``team_frame``; ``env.obs_turn``)."""
+        turned = np.zeros((self.n_games, 2), bool)
+        turned[:, 1] = (self.game.data.features & F_TEAM_FRAME) != 0
+        return turned.reshape(-1)
+
     def _check_features(self, features) -> None:
-        missing = int(np.bitwise_or.reduce(np.asarray(features, np.int64).reshape(-1), initial=0)) \
-            & OBSERVATION_BITS & ~self._observed
+        features = np.asarray(features, np.int64).reshape(-1)
+        if ((features & F_TEAM_FRAME) != (self.game.patch.features & F_TEAM_FRAME)).any():
+            raise ValueError(f"game feature 'team_frame' is every game's or none's (the policy turns its actions "
+                             f"by its patch): play patch 0.9 for it, or leave it out of the features of patch "
+                             f"{self.config.patch}")
+        missing = int(np.bitwise_or.reduce(features, initial=0)) & OBSERVATION_BITS & ~self._observed
         if missing:
             names = [f.name for f in FEATURES.values() if f.bit & missing]
             raise ValueError(f"game feature(s) {names} add an observation column that an env of patch "
@@ -126,8 +139,11 @@ class BatchedEnv:
         prev[..., 0] = np.maximum(clean[..., ACT_PRIMARY], 0) / (N_PRIMARY - 1)
         prev[..., 1] = clean[..., 1] / 3.0
         prev[..., 2] = np.clip(clean[..., ACT_TARGET], 0, N_UNIT_SLOTS - 1) / (N_UNIT_SLOTS - 1)
-        prev[..., 3] = clean[..., 3] / 8.0
-        prev[..., 4] = clean[..., 4] / 8.0
+        offsets = clean[..., [ACT_OFFSET_X, ACT_OFFSET_Y]]
+        if self.game.patch.features & F_TEAM_FRAME:  # Dire's cells as its turned view reads them (a no-op's stay)
+            turn = (self._team_of_hero == 1) & (clean[..., ACT_PRIMARY] != A_NOOP)
+            offsets = np.where(turn[..., None], N_OFFSET - 1 - offsets, offsets)
+        prev[..., 3:5] = offsets / 8.0
 
     @staticmethod
     def _seeds(seed, n: int) -> np.ndarray:

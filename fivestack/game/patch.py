@@ -402,6 +402,9 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
                                   "a creep, a tower, a fountain): its goal is the anchor's place plus the move "
                                   "table's offsets, so one order reaches any landmark in sight; with the hero "
                                   "itself as anchor (or none named) it is the usual move"),
+    Feature("team_frame", 64, "Dire's observation is the map turned half a turn about its centre (positions, "
+                              "directions, lanes, grids; env.obs_turn), and the policy turns its move and cast "
+                              "offsets back: one view of the game for both sides; the game itself is unchanged"),
 )}
 F_RICH_CREEPS = FEATURES["rich_creeps"].bit  # the kernels test ``D.features[g] & F_RICH_CREEPS``
 F_CREEP_BALANCE = FEATURES["creep_balance"].bit
@@ -409,6 +412,7 @@ F_ATTACK_READY = FEATURES["attack_ready"].bit
 F_MANUAL_ATTACK = FEATURES["manual_attack"].bit
 F_HITS_TO_KILL = FEATURES["hits_to_kill"].bit
 F_ANCHORED_MOVES = FEATURES["anchored_moves"].bit
+F_TEAM_FRAME = FEATURES["team_frame"].bit
 
 
 def group_columns(group: str) -> list[str]:
@@ -455,6 +459,8 @@ PATCHES: dict[str, PatchVersion] = {p.version: p for p in (
                  "health is worth (feature hits_to_kill)"),
     PatchVersion("0.8", ("anchored_moves",), "0.1 where a move names an anchor unit, its goal that unit's place plus "
                                              "the offsets: landmarks as move targets (feature anchored_moves)"),
+    PatchVersion("0.9", ("team_frame",), "0.1 where Dire sees the map turned half a turn, as Radiant sees it, and its "
+                                         "offsets are turned back: one view for both sides (feature team_frame)"),
 )}
 
 

@@ -30,8 +30,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from fivestack.env import spaces as sp
-from fivestack.game.layout import N_DELAY, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
-from fivestack.game.patch import Patch
+from fivestack.game.layout import HEROES_PER_TEAM, N_DELAY, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS
+from fivestack.game.patch import F_TEAM_FRAME, Patch
 
 # the observation's groups by kind, named once in ``env.spaces`` (with their shapes)
 FLOAT_TEAM_GROUPS = tuple(sp.TEAM_GROUPS)
@@ -77,6 +77,7 @@ class GameSizes:
     n_items: int
     n_abilities: int
     n_heroes: int
+    team_frame: bool = False  # the game's feature ``team_frame``: Dire's view is turned, so are its offsets
 
     def vocabularies(self) -> str:
         """The hero, ability and item counts, as an error message names them."""
@@ -90,7 +91,7 @@ class GameSizes:
         team_groups, hero_groups = sp.group_shapes(patch.version)
         shapes = {**team_groups, **hero_groups}
         return cls({name: shapes[name][-1] for name in FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS}, N_PRIMARY,
-                   len(patch.items), len(patch.ability_table), patch.n_heroes)
+                   len(patch.items), len(patch.ability_table), patch.n_heroes, bool(patch.features & F_TEAM_FRAME))
 
 
 def merge_moments(count, mean, var, n, batch_mean, batch_var):
@@ -414,6 +415,10 @@ class Policy(nn.Module):
         if primary_logits is None:
             primary_logits = self.primary_logits(core, masks)
         target_logits, ox_logits, oy_logits = self.parameter_logits(core, units, unit_rel, primary)
+        if "turned" in masks:  # a turned view's offset cell k is the map's N_OFFSET - 1 - k (env.obs_turn)
+            turned = masks["turned"][:, None]
+            ox_logits = torch.where(turned, ox_logits.flip(-1), ox_logits)
+            oy_logits = torch.where(turned, oy_logits.flip(-1), oy_logits)
         target_mask = masks["target_mask"].bool()[rows, primary]  # (N, 189)
         used = torch.stack([target_mask.any(-1), masks["offset_mask"].bool()[rows, primary]], -1).float()
         return HeadLogits(full_precision(primary_logits), full_precision(self.delay_head(core)),
@@ -457,12 +462,20 @@ class Policy(nn.Module):
         features, units = self.encode(obs, hero_slots)
         t, k = features.shape[:2]
         core, state = self.core_step(features, state, first)
-        masks = {name: obs[name].flatten(0, 1) for name in MASK_GROUPS}
+        masks = self.head_masks(obs, hero_slots)
         actions, head_log_prob, _, value, win_logit, _ = self.heads(core, units, obs["unit_rel"].flatten(0, 1),
                                                                     masks, None, generator, greedy,
                                                                     with_entropy=False)
         return (actions.view(t, k, 5), head_log_prob.view(t, k, len(HEADS)), value.view(t, k),
                 torch.sigmoid(win_logit).view(t, k), state)
+
+    def head_masks(self, obs: dict[str, torch.Tensor], hero_slots: torch.Tensor) -> dict[str, torch.Tensor]:
+        """What the heads read beside the LSTM output, per replica (N = B x K): the env's action masks and, where
+        the game turns Dire's view (``GameSizes.team_frame``), ``turned`` (N,): the replicas that play Dire."""
+        masks = {name: obs[name].flatten(0, 1) for name in MASK_GROUPS}
+        if self.sizes.team_frame:
+            masks["turned"] = (hero_slots >= HEROES_PER_TEAM).reshape(-1)
+        return masks
 
     def sequence_core(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor,
                       hero_slots: torch.Tensor) -> "SequenceCore":
@@ -479,7 +492,7 @@ class Policy(nn.Module):
             core, state = self.core_step(features[:, i], state, first[:, i])
             cores.append(core.view(t, k, -1))
         core = torch.stack(cores, 1).flatten(0, 2)  # (T * L * K, H), team-major like ``flat``
-        masks = {name: flat[name].flatten(0, 1) for name in MASK_GROUPS}
+        masks = self.head_masks(flat, hero_slots.repeat_interleave(steps, 0))
         return SequenceCore(core, units, flat["unit_rel"].flatten(0, 1), masks, state, (t, steps, k))
 
     def forward_sequence(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,

@@ -20,7 +20,7 @@ from fivestack.game.layout import DUEL_KILLS, PAPER_MOVE_GOALS
 from fivestack.game.patch import PATCH_VERSION
 from fivestack.model.policy import PolicyConfig
 from fivestack.runs.validation import (  # noqa: F401 (read from here by others)
-    DEVICES, DRILL_NAMES, GOAL_WIDTH, MATCH_DRILL_BOTS, RANGES, ConfigError, validate)
+    DEVICES, DRILL_NAMES, GOAL_OFFSET, GOAL_WIDTH, MATCH_DRILL_BOTS, RANGES, ConfigError, validate)
 
 
 def setting(default: Any, doc: str) -> Any:

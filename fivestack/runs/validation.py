@@ -19,8 +19,10 @@ class ConfigError(ValueError):
 
 DEVICES = ("cpu", "cuda", "auto")  # the values of run.device (``fivestack.match.device`` resolves them)
 # the width of the policy's goal input in asymmetric self-play games (``fivestack.system.asp_moba``): [flag 1,
-# dx, dy, dlevel, dgold (goal minus now, scaled), share of the episode's decisions left]
+# dx, dy, dlevel, dgold (goal minus now, scaled), share of the episode's decisions left]; the drills use the same
+# columns. GOAL_OFFSET: the columns of the goal's offset on the map (dx, dy), which a turned view negates
 GOAL_WIDTH = 6
+GOAL_OFFSET = [1, 2]
 # the drills (issue 30, ``fivestack.system.drills.DRILLS``): small scenarios on the real game with a success figure
 DRILL_NAMES = ("walk", "lasthit", "hold", "duel")
 MATCH_DRILL_BOTS = {"hold": "scripted-weak", "duel": "scripted"}  # the drills that are the game against a bot: its name
@@ -174,6 +176,9 @@ def validate(config) -> None:
     if feature in PATCHES[config.game.patch].features:
         raise ConfigError(f"anneal.feature {feature!r} is already in every game of patch {config.game.patch}; "
                           f"anneal it from a patch without it")
+    if feature == "team_frame":
+        raise ConfigError("anneal.feature 'team_frame' cannot be annealed: the policy turns Dire's offsets in every "
+                          "game or in none (by its patch); play patch 0.9 from the start, or surgery to it")
     r = config.rollout
     if r.segment_steps % r.sample_steps != 0:
         raise ConfigError(f"rollout.segment_steps ({r.segment_steps}) must be a multiple of rollout.sample_steps "

@@ -47,10 +47,12 @@ from fivestack.match.teams import active_heroes, decides, team_view
 from fivestack.model.policy import HEADS
 from fivestack.rl.gae import gae, gamma_from_horizon
 from fivestack.rl.rewards import shaped_reward
-from fivestack.runs.config import TrainConfig, reward_weights
+from fivestack.runs.config import GOAL_OFFSET, GOAL_WIDTH, TrainConfig, reward_weights
 from fivestack.system.messages import SampleBatch
 from fivestack.system.pool import LATEST
 from fivestack.system.rollout_hooks import GameFeatures, InferenceFn, OpponentSource, bot_row_actions, make_hooks
+
+TURNED_GOAL = np.where(np.isin(np.arange(GOAL_WIDTH), GOAL_OFFSET), -1.0, 1.0).astype(np.float32)  # a turned goal
 
 __all__ = ["RolloutWorker", "Segment", "InferenceFn", "OpponentSource", "TIMED", "bot_row_actions"]
 
@@ -269,6 +271,8 @@ class RolloutWorker:
         view = team_view(self.obs, self.heroes)
         for hook in self.hooks:
             hook.view(self, view)
+        if "goal" in view:  # the goal's offset on the map, as a turned view reads it (env.obs_turn)
+            view["goal"][self.env.turned_teams()] *= TURNED_GOAL
         return view
 
     def _segment_obs(self, first_view: dict[str, np.ndarray], n_samples: int, sample_steps: int):

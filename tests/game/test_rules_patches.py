@@ -56,12 +56,12 @@ def last_hit(game: GameBatch, team: int, kind: str, row: str | None = None, unit
 def test_patch_versions_and_their_features():
     """0.1 (the default) has no features; 0.2 has rich_creeps; an unknown version or feature is one error."""
     assert PATCH_VERSION == "0.1" and GameConfig().patch == "0.1"
-    assert sorted(PATCHES) == ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8"]
+    assert sorted(PATCHES) == ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9"]
     assert patch_features("0.1") == 0 and Patch().features == 0
     assert patch_features("0.2") == F_RICH_CREEPS == FEATURES["rich_creeps"].bit == 1
     assert feature_mask(["rich_creeps"]) == 1 and feature_mask([]) == 0
-    with pytest.raises(ValueError, match="patch '0.9' is not available"):
-        GameConfig(patch="0.9")
+    with pytest.raises(ValueError, match="patch '9.9' is not available"):
+        GameConfig(patch="9.9")
     with pytest.raises(ValueError, match="feature 'gold_rain' is unknown"):
         feature_mask(["gold_rain"])
 

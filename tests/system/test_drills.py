@@ -73,8 +73,9 @@ def test_clear_line_leaves_out_points_behind_a_wall():
     assert clear_line(walk, x, y, px, py).tolist() == [False, True, True]
 
 
-def test_goal_input_is_the_hand_computed_one():
-    worker, _, drill = drill_worker("drill.seconds=10")
+@pytest.mark.parametrize("patch, turn", [("0.1", 1), ("0.9", -1)])  # 0.9: Dire reads the goal's offset turned
+def test_goal_input_is_the_hand_computed_one(patch, turn):
+    worker, _, drill = drill_worker("drill.seconds=10", f"game.patch='{patch}'")
     place(worker, 2, 0, 1234.0, 2345.0)
     place(worker, 2, 1, 14000.0, 13000.0)
     drill.points[2] = [[4000.0, 3000.0], [11000.0, 14500.0]]
@@ -88,7 +89,7 @@ def test_goal_input_is_the_hand_computed_one():
     goal = worker._view()["goal"]
     assert goal.shape == (8, 1, 6)
     np.testing.assert_allclose(goal[4, 0], [1, (4000 - 1234) / 2000, (3000 - 2345) / 2000, 0, 0, left], rtol=1e-5)
-    np.testing.assert_allclose(goal[5, 0], [1, -3000 / 2000, 1500 / 2000, 0, 0, left], rtol=1e-5)
+    np.testing.assert_allclose(goal[5, 0], [1, turn * -3000 / 2000, turn * 1500 / 2000, 0, 0, left], rtol=1e-5)
     assert POSITION_SCALE == 2000.0
 
 
