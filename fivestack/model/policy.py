@@ -8,7 +8,8 @@ Per team and timestep (the team's observation groups are shared by its K heroes)
     concat + the controlled hero's own unit embedding + hero identity --> FC --> cross-hero pool --> LSTM
     heads: primary (dot product with action embeddings, masked), delay, unit target (attention over unit
            embeddings, query = LSTM output + chosen action, keys gated by a learned per-action sigmoid,
-           masked by the env's valid targets), offset x / y (conditioned on the chosen action), value, win.
+           masked by the env's valid targets), offset x / y (conditioned on the chosen action; on the rows of a
+           turned view, patch 0.9's ``team_frame``, the cells are turned back into the map's frame), value, win.
 
 Shapes: T teams, K heroes per team (5, or 1 in 1v1 mid), L timesteps. ``forward_sequence`` runs L steps
 from a stored LSTM state (truncated BPTT); ``act`` is one step for rollouts.
