@@ -19,8 +19,8 @@ half a turn about its centre; Radiant's view is never touched:
 
 Everything else is the same on both sides already (kinds, health, "ours" and "theirs", distances). Two inputs are
 turned where they are written: ``previous_action``'s offsets (``env.batched``: offset cell k reads as 8 - k, a
-no-op's left as it is) and the goal input's offset (``turn_goal_offsets``, for the drills and asymmetric
-self-play). The actions stay in the map's frame: the policy turns its offset heads back (``Policy.head_logits``:
+no-op's left as it is) and the goal input's offset (``system.rollout``'s ``RolloutWorker._view``, for the drills
+and asymmetric self-play). The actions stay in the map's frame: the policy turns its offset heads back (``Policy.head_logits``:
 its cell k is the map's 8 - k for a turned row), so the game, the bots, the arena's clicks and every recorded
 action are unchanged. ``tests/env/test_team_frame.py`` checks that at a symmetric moment Dire's turned view is
 Radiant's, group by group.

@@ -485,7 +485,8 @@ class Policy(nn.Module):
         Batch-first: obs groups are (T, L, ...), first (T, L), hero_slots (T, K), state ((T*K, H), (T*K, H))."""
         t, steps = first.shape
         flat = {name: value.flatten(0, 1) for name, value in obs.items()}
-        features, units = self.encode(flat, hero_slots.repeat_interleave(steps, 0))
+        slots = hero_slots.repeat_interleave(steps, 0)  # (T * L, K), as ``flat``'s rows
+        features, units = self.encode(flat, slots)
         k = features.shape[1]
         features = features.view(t, steps, k, -1)
         cores = []
@@ -493,7 +494,7 @@ class Policy(nn.Module):
             core, state = self.core_step(features[:, i], state, first[:, i])
             cores.append(core.view(t, k, -1))
         core = torch.stack(cores, 1).flatten(0, 2)  # (T * L * K, H), team-major like ``flat``
-        masks = self.head_masks(flat, hero_slots.repeat_interleave(steps, 0))
+        masks = self.head_masks(flat, slots)
         return SequenceCore(core, units, flat["unit_rel"].flatten(0, 1), masks, state, (t, steps, k))
 
     def forward_sequence(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,

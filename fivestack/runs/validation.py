@@ -178,7 +178,7 @@ def validate(config) -> None:
                           f"anneal it from a patch without it")
     if feature == "team_frame":
         raise ConfigError("anneal.feature 'team_frame' cannot be annealed: the policy turns Dire's offsets in every "
-                          "game or in none (by its patch); play patch 0.9 from the start, or surgery to it")
+                          "game or in none (by its patch); play patch 0.9 from the start")
     r = config.rollout
     if r.segment_steps % r.sample_steps != 0:
         raise ConfigError(f"rollout.segment_steps ({r.segment_steps}) must be a multiple of rollout.sample_steps "
