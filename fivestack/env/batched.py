@@ -22,7 +22,7 @@ import numpy as np
 from fivestack.env import observation
 from fivestack.game.engine import GameBatch, GameConfig, sanitize_actions
 from fivestack.game.layout import (
-    A_NOOP, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, INVALID_ACTIONS, MAX_UNITS, N_HEROES, N_OFFSET,
+    A_NOOP, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, DIRE, INVALID_ACTIONS, MAX_UNITS, N_HEROES, N_OFFSET,
     N_PRIMARY, N_TARGET_KINDS, N_UNIT_SLOTS,
 )
 from fivestack.game.patch import F_TEAM_FRAME, FEATURES, PATCHES, Patch, feature_mask, observation_mask
@@ -141,7 +141,7 @@ class BatchedEnv:
         prev[..., 2] = np.clip(clean[..., ACT_TARGET], 0, N_UNIT_SLOTS - 1) / (N_UNIT_SLOTS - 1)
         offsets = clean[..., [ACT_OFFSET_X, ACT_OFFSET_Y]]
         if self.game.patch.features & F_TEAM_FRAME:  # Dire's cells as its turned view reads them (a no-op's stay)
-            turn = (self._team_of_hero == 1) & (clean[..., ACT_PRIMARY] != A_NOOP)
+            turn = (self._team_of_hero == DIRE) & (clean[..., ACT_PRIMARY] != A_NOOP)
             offsets = np.where(turn[..., None], N_OFFSET - 1 - offsets, offsets)
         prev[..., 3:5] = offsets / 8.0
 

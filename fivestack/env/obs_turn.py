@@ -4,8 +4,8 @@ The map is point-symmetric about its centre (``game.geometry``): every Dire posi
 Radiant one, the top lane is the bottom lane turned, and the two rune spots are each other turned. Without the
 feature both teams observe the map in its own frame, so one policy playing both sides sees two mirror images
 of one situation and has to learn each move twice ("toward the enemy" is up-right for Radiant, down-left for
-Dire). With it, ``turn_team_view`` rewrites Dire's groups after they are encoded, as if the map had been turned
-half a turn about its centre; Radiant's view is never touched:
+Dire). With it, ``turn_view`` rewrites Dire's groups after they are encoded, as if the map had been turned
+half a turn about its centre (``turn_view``); Radiant's view is never touched:
 
     group           what turns
     units           U_X, U_Y negated, and U_FACING_COS, U_FACING_SIN but a building's (which faces 0 on both
@@ -63,8 +63,9 @@ def reverse_cells(grid, channels):
 
 
 @kernel
-def turn_team_view(S, D, O, g):
-    """Turn Dire's team groups of game ``g`` (after ``encode_team``), where the game has ``team_frame``."""
+def turn_view(S, D, O, g):
+    """Turn Dire's groups of game ``g`` (after every group is encoded), where the game has ``team_frame``: one test
+    of a bit per game and step in a game without it."""
     if not turned(D, g, DIRE):
         return
     units = O.units[g, DIRE]
@@ -93,14 +94,10 @@ def turn_team_view(S, D, O, g):
     glob = O.glob[g, DIRE]
     glob[GL_RUNE0], glob[GL_RUNE1] = glob[GL_RUNE1], glob[GL_RUNE0]
     reverse_cells(O.minimap[g, DIRE], MM_STATIC)  # the static walkable share is the map's own: the same turned
-
-
-@kernel
-def turn_hero_view(S, D, O, g, h):
-    """Turn hero ``h``'s own groups of game ``g`` (after ``encode_hero``), where its view is turned."""
-    if not turned(D, g, h // HEROES_PER_TEAM) or S.hi[g, h, ACTIVE] == 0:
-        return
-    rel = O.unit_rel[g, h]
-    for s in range(N_UNIT_SLOTS):
-        rel[s, REL_DX], rel[s, REL_DY] = -rel[s, REL_DX], -rel[s, REL_DY]
-    reverse_cells(O.nearby_map[g, h], N_NEARBY_CHANNELS)
+    for h in range(DIRE * HEROES_PER_TEAM, (DIRE + 1) * HEROES_PER_TEAM):  # each Dire hero's own groups
+        if S.hi[g, h, ACTIVE] == 0:
+            continue
+        rel = O.unit_rel[g, h]
+        for s in range(N_UNIT_SLOTS):
+            rel[s, REL_DX], rel[s, REL_DY] = -rel[s, REL_DX], -rel[s, REL_DY]
+        reverse_cells(O.nearby_map[g, h], N_NEARBY_CHANNELS)

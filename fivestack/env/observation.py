@@ -13,8 +13,7 @@ hold them, by concern:
     obs_turn    Dire's view turned half a turn, where the game plays with ``team_frame`` (patch 0.9)
 
 Per game, for each team: ``encode_team`` (slots first, then its groups), then ``team_target_validity``; then,
-for each hero, ``encode_hero``; the turned view last (``turn_team_view``, ``turn_hero_view``: no-ops without
-``team_frame``). Slots come before everything that reads them, and the target validity
+for each hero, ``encode_hero``; the turned view last (``turn_view``: a no-op without ``team_frame``). Slots come before everything that reads them, and the target validity
 before the hero masks that copy it; no other group reads another's output.
 """
 
@@ -27,7 +26,7 @@ import numpy as np
 from fivestack.env.obs_hero import encode_nearby_map, encode_own_hero_id, encode_unit_rel
 from fivestack.env.obs_masks import encode_action_masks, team_target_validity
 from fivestack.env.obs_slots import select_slots
-from fivestack.env.obs_turn import turn_hero_view, turn_team_view
+from fivestack.env.obs_turn import turn_view
 from fivestack.env.obs_team import (
     encode_abilities, encode_allied_heroes, encode_global, encode_heroes, encode_items, encode_minimap,
     encode_modifiers, encode_pickups, encode_units,
@@ -140,6 +139,4 @@ def encode(S, D, O, which):
             team_target_validity(S, D, O, g, team)
         for h in range(N_HEROES):
             encode_hero(S, D, O, g, h)
-        turn_team_view(S, D, O, g)
-        for h in range(N_HEROES):
-            turn_hero_view(S, D, O, g, h)
+        turn_view(S, D, O, g)
