@@ -15,8 +15,10 @@ agent-steps. Then three players play the same ``--episodes`` hero episodes (the 
 ``--eval-seed``, fixed), each sampling its actions (``--greedy``: the trained policy's most likely ones):
 
     trained     the policy at the end of the budget
-    untrained   the run's version 0 (fresh weights with the run's seed)
+    untrained   fresh weights with the run's seed (a run's version 0, unless it starts from trained weights)
     do_nothing  every hero gets no order (``fivestack.game.engine.no_orders``)
+    start       only for a run that starts from another run's version (``--set run.init_from=RUN[:VERSION]``, a
+                curriculum: e.g. the last-hit drill's policy, then the hold): that version, untrained on this drill
 
 and, with ``--bot NAME`` (repeatable), a bot in the learner's place as a reference (``drill_eval.BotPlayer``:
 deciding when the learner decides, under ``bots``); ``--agent-steps 0`` trains nothing and measures only the
@@ -49,7 +51,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from fivestack.match.agents import load_run_policy, parse_run_spec
 from fivestack.match.inference import Inference
 from fivestack.runs.config import DRILL_NAMES, load_config
-from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success, untrained
+from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success, starting_policy, untrained
 from fivestack.system.drills import TALLIED
 from fivestack.system.serial import SerialRunner, use_torch_threads
 
@@ -145,6 +147,9 @@ def main(argv: list[str] | None = None) -> None:
             out.update(run=args.run, version=version)
             out["trained"] = measure("trained", Inference(policy, seed=args.eval_seed, greedy=args.greedy))
         out["untrained"] = measure("untrained", untrained(config, seed=args.eval_seed))
+        if config.run.init_from:
+            start, out["init_from"] = starting_policy(config)
+            out["start"] = measure("start", Inference(start, seed=args.eval_seed))
         out["do_nothing"] = measure("do_nothing", do_nothing)
         if bots:
             out["bots"] = {name: measure(f"bot {name}", player) for name, player in bots.items()}

@@ -37,6 +37,8 @@ class RunConfig:
     max_versions: int = setting(0, "stop after this many published versions; 0: no limit")
     checkpoint_minutes: float = setting(2.0, "minutes between checkpoints (and one at the end)")
     torch_threads: int = setting(0, "torch threads in the training process; 0: torch's default")
+    # a curriculum's next stage (a drill's policy, then the game); the model and the game patch must be this run's
+    init_from: str = setting("", "a trained version RUN[:VERSION] whose weights are a new run's version 0; empty: fresh")
     # the serial runner's forward passes and optimizer (rollouts stay on the CPU; the ray runner is CPU-only for now)
     device: str = setting("cpu", "where forward passes and the optimizer run: cpu, cuda, or auto (a CUDA GPU if any)")
 

@@ -215,9 +215,15 @@ def validate_clone(config) -> None:
         raise ConfigError(f"clone.shard_steps ({c.shard_steps}) must be at least rollout.sample_steps + clone.burn_in "
                           f"({config.rollout.sample_steps} + {c.burn_in}): a shard holds whole BPTT chunks")
     p = config.ppo
-    if not c.bot and (p.kl_weight > 0 or p.kl_weight_end > 0 or p.value_warmup_steps > 0):
-        raise ConfigError("ppo.kl_weight, ppo.kl_weight_end and ppo.value_warmup_steps act on a clone: set clone.bot "
-                          "(e.g. clone.bot=scripted) or set them to 0 to train from scratch")
+    if not c.bot and (p.kl_weight > 0 or p.kl_weight_end > 0):
+        raise ConfigError("ppo.kl_weight and ppo.kl_weight_end act on a clone: set clone.bot (e.g. clone.bot=scripted) "
+                          "or set them to 0 to train from scratch")
+    if c.bot and config.run.init_from:
+        raise ConfigError(f"clone.bot = {c.bot!r} and run.init_from = {config.run.init_from!r}: a run's version 0 is "
+                          f"either a clone or a trained version's weights; set clone.bot='' or run.init_from=''")
+    if not c.bot and not config.run.init_from and p.value_warmup_steps > 0:
+        raise ConfigError("ppo.value_warmup_steps acts on a run that starts from trained weights: set clone.bot (e.g. "
+                          "clone.bot=scripted) or run.init_from (RUN[:VERSION]), or set it to 0 to train from scratch")
 
 
 def one_hero_with_goal(config, what: str, why: str, fix: str) -> None:

@@ -11,7 +11,8 @@ With a reference policy (``reference``: the run's clone, ``fivestack.system.clon
 ``kl_weight(config, version)`` x KL(pi || pi_clone) per head (``fivestack.rl.imitation.head_kl``), the frozen
 clone read on the same stored states and LSTM start state as the policy. For the first ``ppo.value_warmup_steps``
 gradient steps of such a run only the value and win heads learn (the clone's value head never saw a return): the
-policy stays the clone while its critic catches up.
+policy stays the clone while its critic catches up. The same holds for a run that starts from another run's
+trained version (``run.init_from``, ``warm_start``): that critic learnt another task's returns.
 
 On a GPU (``device``): the policy and Adam's moments live there, each batch is copied there (through pinned
 memory), and the forward pass runs under bf16 autocast while the log-probabilities, losses and the update stay
@@ -46,10 +47,11 @@ class Optimizer:
     """PPO with Adam on ``policy``, which it moves to ``device`` (the CPU by default)."""
 
     def __init__(self, policy: Policy, config: PPOConfig, device: torch.device | str = "cpu",
-                 reference: Policy | None = None):
+                 reference: Policy | None = None, warm_start: bool = False):
         self.device = torch.device(device)
         self.policy = policy.to(self.device)
         self.reference = None
+        self.warm_start = warm_start  # version 0 is a trained version's weights (run.init_from): warm the critic up
         if reference is not None:
             self.set_reference(reference)
         self.critic = {id(p) for head in (policy.value_head, policy.win_head) for p in head.parameters()}
@@ -96,7 +98,7 @@ class Optimizer:
         imitation_weight = teacher_weight(c, self.version)
         labels = tensor(batch.teacher_actions) if imitation_weight > 0 else None
         kl_w = kl_weight(c, self.version) if self.reference is not None else 0.0
-        warming_up = self.reference is not None and self.grad_steps < c.value_warmup_steps
+        warming_up = (self.reference is not None or self.warm_start) and self.grad_steps < c.value_warmup_steps
         with autocast(self.device):  # bf16 on a GPU; the policy's log-probs, entropies and values come out fp32
             scores = self.policy.forward_sequence(obs, state, tensor(batch.first), tensor(batch.hero_slots), actions,
                                                   labels, with_logits=kl_w > 0)

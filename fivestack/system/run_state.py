@@ -13,7 +13,7 @@ one runner does not use (the serial runner's minibatch RNG in a ray run) is carr
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +22,8 @@ import torch
 from fivestack.system.controller import Controller
 
 from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
-from fivestack.runs.config import TrainConfig, from_dict
+from fivestack.runs.config import ConfigError, TrainConfig, from_dict
+from fivestack.match.agents import TRAINED_GAME, load_run_policy, parse_run_spec
 from fivestack.match.device import to_cpu
 
 
@@ -85,6 +86,7 @@ class RunState:
     ratings: dict = field(default_factory=dict)  # RatingSchedule.state_dict()
     anneal: dict = field(default_factory=dict)  # Annealing.state_dict(): the annealed feature's schedule; {}: none
     clone: dict = field(default_factory=dict)  # the clone's summary once it is version 0 (clone.bot); {}: none yet
+    init_from: dict = field(default_factory=dict)  # where version 0's weights came from (run.init_from); {}: fresh
     runner: str = "serial"  # the runner that wrote it
 
     @property
@@ -109,7 +111,34 @@ class RunState:
                    numpy_rng=state.get("numpy_rng") or np.random.default_rng(seed).bit_generator.state,
                    pool=state.get("pool"), win_rates=state.get("win_rates", {}),
                    ratings=RatingSchedule.from_state(0, state).state_dict(), anneal=state.get("anneal", {}),
-                   clone=state.get("clone", {}), runner=state.get("runner", "serial"))
+                   clone=state.get("clone", {}), init_from=state.get("init_from", {}),
+                   runner=state.get("runner", "serial"))
+
+
+def starting_weights(config: TrainConfig) -> tuple[dict[str, torch.Tensor], dict]:
+    """``run.init_from``: the weights of the trained version a new run starts from, and where they came from
+    (``{"run", "version", "agent_steps"}``, the version's own agent-steps, so that the stages of a curriculum add
+    up; None where only a pool snapshot holds the version). A version whose model or game (the patch, the move
+    table: ``match.agents.TRAINED_GAME``) is not this run's is one clear error naming the keys."""
+    spec = config.run.init_from
+    try:
+        policy, source, version = load_run_policy(spec)
+    except ValueError as exc:  # not a run, no such version, a damaged checkpoint
+        raise ConfigError(f"run.init_from: {exc}") from None
+    keys = [("policy", f.name) for f in fields(source.policy)] + [("game", name) for name in TRAINED_GAME]
+    differ = [(section, key, getattr(getattr(source, section), key), getattr(getattr(config, section), key))
+              for section, key in keys
+              if getattr(getattr(source, section), key) != getattr(getattr(config, section), key)]
+    if differ:
+        said = "; ".join(f"{s}.{k} = {theirs!r} there, {ours!r} here" for s, k, theirs, ours in differ)
+        raise ConfigError(f"run.init_from = {spec!r} was trained with another model or game ({said}): its weights "
+                          f"would not fit or its actions would mean other things; set "
+                          f"{', '.join(f'{s}.{k}' for s, k, _, _ in differ)} as that run's, or run.init_from='' "
+                          f"for fresh weights")
+    run, _ = parse_run_spec(spec)
+    checkpoints = {int(p.name): p for p in (run / "checkpoints").glob("[0-9]*") if p.name.isdigit()}
+    agent_steps = int(load_checkpoint(checkpoints[version])[2]["agent_steps"]) if version in checkpoints else None
+    return policy.state_dict(), {"run": str(run), "version": version, "agent_steps": agent_steps}
 
 
 def save_run(controller: Controller, model: dict[str, torch.Tensor], optim: dict[str, torch.Tensor],

@@ -33,7 +33,7 @@ from fivestack.system.metrics import mean_metrics, serial_metrics
 from fivestack.system.optimizer import Optimizer, team_spirit_at
 from fivestack.system.pool import OpponentPool, PastOpponents
 from fivestack.system.rollout import RolloutWorker
-from fivestack.system.run_state import RunState, load_run, model_mismatch, save_run
+from fivestack.system.run_state import RunState, load_run, model_mismatch, save_run, starting_weights
 
 
 def use_torch_threads(config: TrainConfig) -> None:
@@ -64,11 +64,15 @@ class SerialRunner(TrainingLoop):
         self.device = resolve_device(config.run.device)  # first: a missing GPU fails before a run folder is made
         torch.manual_seed(config.run.seed)
         self.policy = Policy(config.policy, config.game.patch)
-        self.optimizer = Optimizer(self.policy, config.ppo, self.device)  # inference shares the policy, there
+        self.state = RunState.new(config.run.seed, "serial")
+        if resume is None and config.run.init_from:  # version 0 is a trained version's weights (a resumed run's
+            weights, self.state.init_from = starting_weights(config)  # are in its checkpoint)
+            self.policy.load_state_dict(weights)
+        # inference shares the policy, there
+        self.optimizer = Optimizer(self.policy, config.ppo, self.device, warm_start=bool(config.run.init_from))
         self.inference = Inference(self.policy, seed=config.run.seed)
         self.buffer = SampleBuffer(config.ppo.max_staleness)
         self.rng = np.random.default_rng(config.run.seed)
-        self.state = RunState.new(config.run.seed, "serial")
         self.evaluator: EvaluatorProcess | RatingEvaluator | None = None
         self.run_dir = Path(resume) if resume is not None else new_run_dir(config)
         self.pool = OpponentPool(config.pool, self.run_dir / "pool")

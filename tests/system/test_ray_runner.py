@@ -15,6 +15,7 @@ import time
 import numpy as np
 import pytest
 import ray
+import torch
 
 from fivestack.system.annealing import Annealing
 from fivestack.runs.config import load_config
@@ -314,3 +315,26 @@ def test_ray_run_anneals_a_feature_with_the_drivers_schedule(ray_cluster, tmp_pa
     for r in ratings:
         replay.on_rating(int(r["eval/rated_version"]), r["eval/trueskill_mu"], r["eval/trueskill_sigma"])
     assert ratings and state["anneal"] == replay.state_dict()
+
+
+@pytest.mark.slow
+def test_a_ray_run_starts_from_another_runs_version(ray_cluster, tmp_path):
+    """``run.init_from`` in the ray runner: the optimizers start from the named version's weights (version 0 of the
+    pool is that version), and the run's checkpoint says where they came from."""
+    from fivestack.runs.checkpoints import read_snapshot, snapshot_path
+    from fivestack.system.serial import SerialRunner
+
+    source = SerialRunner(small(tmp_path, "source", "run.seed=3", "run.max_versions=2", "policy.lstm_size=16"))
+    source.run()
+    source.close()
+    trained = load_checkpoint(tmp_path / "source" / "checkpoints" / f"{2:08d}")[0]
+    runner = RayRunner(small(tmp_path, "next", "run.max_versions=2", "policy.lstm_size=16",
+                             f"run.init_from='{tmp_path / 'source'}:2'"), say=lambda m: None)
+    try:
+        runner.run()
+    finally:
+        runner.close()
+    zero = read_snapshot(snapshot_path(tmp_path / "next" / "pool", 0), 0)
+    assert all(torch.equal(zero[k], trained[k]) for k in trained)
+    state = load_checkpoint(tmp_path / "next" / "checkpoints" / f"{checkpoints(tmp_path / 'next')[-1]:08d}")[2]
+    assert state["init_from"] == {"run": str(tmp_path / "source"), "version": 2, "agent_steps": source.agent_steps}

@@ -30,7 +30,7 @@ class OptimizerActor:
         self.controller = ray.get_actor(CONTROLLER, namespace=namespace)
         torch.manual_seed(self.config.run.seed)
         self.policy = Policy(self.config.policy, self.config.game.patch)
-        self.optimizer = Optimizer(self.policy, self.config.ppo)
+        self.optimizer = Optimizer(self.policy, self.config.ppo, warm_start=bool(self.config.run.init_from))
         reuse = self.config.ppo.sample_reuse
         self.buffer = SampleBuffer(self.config.ppo.max_staleness, capacity=self.config.ray.buffer_samples,
                                    max_uses=math.ceil(reuse) if reuse > 0 else 0,
@@ -55,8 +55,9 @@ class OptimizerActor:
     def setup(self, address: str, port: int, checkpoint: dict | None) -> int:
         from fivestack.system.distributed import GradientSync, init_group
 
-        if checkpoint is not None:
+        if checkpoint is not None:  # a resumed run's checkpoint, or only the weights a new run starts from
             self.policy.load_state_dict(to_torch(checkpoint["model"]))
+        if checkpoint is not None and "optim" in checkpoint:
             self.optimizer.load_optimizer_tensors(to_torch(checkpoint["optim"]))
             self.optimizer.load_scalars(checkpoint["scalars"])
             self.buffer.load_state_dict(checkpoint["buffer"])
