@@ -1,5 +1,6 @@
 """The run's state beside its weights, the same for both runners: what a checkpoint holds, what a resumed run
-reads back, and the rule that picks the versions to rate.
+reads back, the weights a new run starts from when they are another run's (``starting_weights``, ``run.init_from``),
+and the rule that picks the versions to rate.
 
     checkpoints/VERSION/model.safetensors   the policy, input normalisers included
                         optim.safetensors   Adam's moments; the serial runner adds its RNGs (rng.torch,
@@ -125,10 +126,11 @@ def starting_weights(config: TrainConfig) -> tuple[dict[str, torch.Tensor], dict
         policy, source, version = load_run_policy(spec)
     except ValueError as exc:  # not a run, no such version, a damaged checkpoint
         raise ConfigError(f"run.init_from: {exc}") from None
-    keys = [("policy", f.name) for f in fields(source.policy)] + [("game", name) for name in TRAINED_GAME]
-    differ = [(section, key, getattr(getattr(source, section), key), getattr(getattr(config, section), key))
-              for section, key in keys
-              if getattr(getattr(source, section), key) != getattr(getattr(config, section), key)]
+    differ = []  # (section, key, that run's value, this run's)
+    for section, key in [("policy", f.name) for f in fields(source.policy)] + [("game", k) for k in TRAINED_GAME]:
+        theirs, ours = (getattr(getattr(c, section), key) for c in (source, config))
+        if theirs != ours:
+            differ.append((section, key, theirs, ours))
     if differ:
         said = "; ".join(f"{s}.{k} = {theirs!r} there, {ours!r} here" for s, k, theirs, ours in differ)
         raise ConfigError(f"run.init_from = {spec!r} was trained with another model or game ({said}): its weights "

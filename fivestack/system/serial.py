@@ -65,11 +65,11 @@ class SerialRunner(TrainingLoop):
         torch.manual_seed(config.run.seed)
         self.policy = Policy(config.policy, config.game.patch)
         self.state = RunState.new(config.run.seed, "serial")
-        if resume is None and config.run.init_from:  # version 0 is a trained version's weights (a resumed run's
-            weights, self.state.init_from = starting_weights(config)  # are in its checkpoint)
+        if resume is None and config.run.init_from:  # version 0: a trained version's (a resumed run has its own)
+            weights, self.state.init_from = starting_weights(config)
             self.policy.load_state_dict(weights)
-        # inference shares the policy, there
-        self.optimizer = Optimizer(self.policy, config.ppo, self.device, warm_start=bool(config.run.init_from))
+        self.optimizer = Optimizer(self.policy, config.ppo, self.device,  # inference shares the policy, there
+                                   warm_start=bool(config.run.init_from))
         self.inference = Inference(self.policy, seed=config.run.seed)
         self.buffer = SampleBuffer(config.ppo.max_staleness)
         self.rng = np.random.default_rng(config.run.seed)
