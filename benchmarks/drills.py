@@ -51,8 +51,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from fivestack.match.agents import load_run_policy, parse_run_spec
 from fivestack.match.inference import Inference
 from fivestack.runs.config import DRILL_NAMES, load_config
-from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success, starting_policy, untrained
+from fivestack.system.drill_eval import BotPlayer, do_nothing, drill_success, untrained
 from fivestack.system.drills import TALLIED
+from fivestack.system.run_state import starting_policy
 from fivestack.system.serial import SerialRunner, use_torch_threads
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"

@@ -5,7 +5,7 @@ Radiant one, the top lane is the bottom lane turned, and the two rune spots are 
 feature both teams observe the map in its own frame, so one policy playing both sides sees two mirror images
 of one situation and has to learn each move twice ("toward the enemy" is up-right for Radiant, down-left for
 Dire). With it, ``turn_view`` rewrites Dire's groups after they are encoded, as if the map had been turned
-half a turn about its centre (``turn_view``); Radiant's view is never touched:
+half a turn about its centre; Radiant's view is never touched:
 
     group           what turns
     units           U_X, U_Y negated, and U_FACING_COS, U_FACING_SIN but a building's (which faces 0 on both
@@ -20,10 +20,10 @@ half a turn about its centre (``turn_view``); Radiant's view is never touched:
 Everything else is the same on both sides already (kinds, health, "ours" and "theirs", distances). Two inputs are
 turned where they are written: ``previous_action``'s offsets (``env.batched``: offset cell k reads as 8 - k, a
 no-op's left as it is) and the goal input's offset (``system.rollout``'s ``RolloutWorker._view``, for the drills
-and asymmetric self-play). The actions stay in the map's frame: the policy turns its offset heads back (``Policy.head_logits``:
-its cell k is the map's 8 - k for a turned row), so the game, the bots, the arena's clicks and every recorded
-action are unchanged. ``tests/env/test_team_frame.py`` checks that at a symmetric moment Dire's turned view is
-Radiant's, group by group.
+and asymmetric self-play). The actions stay in the map's frame: the policy turns its offset heads back
+(``Policy.head_logits``: its cell k is the map's 8 - k for a turned row), so the game, the bots, the arena's clicks
+and every recorded action are unchanged. ``tests/env/test_team_frame.py`` checks that at a symmetric moment Dire's
+turned view is Radiant's, group by group.
 """
 
 from __future__ import annotations

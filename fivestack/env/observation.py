@@ -13,8 +13,9 @@ hold them, by concern:
     obs_turn    Dire's view turned half a turn, where the game plays with ``team_frame`` (patch 0.9)
 
 Per game, for each team: ``encode_team`` (slots first, then its groups), then ``team_target_validity``; then,
-for each hero, ``encode_hero``; the turned view last (``turn_view``: a no-op without ``team_frame``). Slots come before everything that reads them, and the target validity
-before the hero masks that copy it; no other group reads another's output.
+for each hero, ``encode_hero``; the turned view last (``turn_view``: a no-op without ``team_frame``). Slots come
+before everything that reads them, and the target validity before the hero masks that copy it; no other group
+reads another's output.
 """
 
 from __future__ import annotations

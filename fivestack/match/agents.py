@@ -7,6 +7,7 @@
                                                                                 (its pool snapshot or checkpoint)
     check_agent(spec)                     the same checks without loading anything (for a CLI, before it plays)
     load_run_policy(spec)                 (policy, config, version) of a trained version, read from its run folder
+    load_trained_version(spec)            the same and the version's agent-steps (``TrainedVersion``)
     PolicyTeamAgent(team, policy, mode)   a policy as a team agent, deciding every ``decision_steps`` timesteps
     trained_game(agents)                  the game settings the trained policies among them were trained on (patch,
                                             move table): what a game of these agents must be made with
@@ -26,6 +27,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -37,7 +39,8 @@ from fivestack.game.patch import PATCH_VERSION
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult, initial_state
 from fivestack.match.teams import active_heroes, decides, team_view
 from fivestack.model.policy import ALL_GROUPS, CheckpointMismatch, Policy, PolicyConfig
-from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint, read_snapshot, snapshot_path
+from fivestack.runs.checkpoints import (checkpoint_paths, latest_checkpoint, load_checkpoint, load_state, read_snapshot,
+                                       snapshot_path)
 from fivestack.runs.config import TrainConfig, load_config
 
 TEAMS = ("radiant", "dire")
@@ -147,30 +150,49 @@ def is_run_spec(spec: str) -> bool:
     return (run / "config.toml").is_file()
 
 
-def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
-    """The policy of a run's version: its pool snapshot, else its checkpoint; the latest checkpoint if no
-    version is given. Errors name what is missing and what exists."""
+class TrainedVersion(NamedTuple):
+    """A run's version read back: its policy (ready to play), the run's config, the version and its agent-steps
+    (None where only a pool snapshot holds the version, a snapshot being weights alone, or its state has none)."""
+
+    policy: Policy
+    config: TrainConfig
+    version: int
+    agent_steps: int | None
+
+
+def load_trained_version(spec: str) -> TrainedVersion:
+    """The version ``spec`` names (``RUN[:VERSION]``): its pool snapshot, else its checkpoint; the latest checkpoint
+    if no version is given. Errors name what is missing and what exists."""
     run, version = parse_run_spec(spec)
     if not (run / "config.toml").is_file():
         raise ValueError(f"agent {spec!r}: {run} is not a run folder (no config.toml); give RUN:VERSION, e.g. "
                          f"{RUN_EXAMPLE}")  # a bot's name is build_agent's (check_agent), not a run's
     config = load_config(run / "config.toml", saved=True)
     snapshot = snapshot_path(run / "pool", version) if version is not None else None
-    checkpoints = {int(p.name): p for p in (run / "checkpoints").glob("[0-9]*") if p.name.isdigit()}
+    checkpoints = checkpoint_paths(run)
     if version is None:
         path = latest_checkpoint(run)
-        weights, version = load_checkpoint(path)[0], int(path.name)
+        weights, _, state = load_checkpoint(path)
+        version = int(path.name)
     elif snapshot.is_file():
         weights = read_snapshot(snapshot, version)
+        state = load_state(checkpoints[version]) if version in checkpoints else None
     elif version in checkpoints:
-        weights = load_checkpoint(checkpoints[version])[0]
+        weights, _, state = load_checkpoint(checkpoints[version])
     else:
         known = sorted(set(checkpoints) | {int(p.stem) for p in (run / "pool").glob("*.safetensors")})
         raise ValueError(f"agent {spec!r}: run {run} has no version {version}; versions stored: "
                          f"{', '.join(map(str, known)) or 'none'}")
     policy = Policy(config.policy, config.game.patch)
     policy.load_state_dict(weights)
-    return policy.eval(), config, version
+    steps = None if state is None else state.get("agent_steps")
+    return TrainedVersion(policy.eval(), config, version, None if steps is None else int(steps))
+
+
+def load_run_policy(spec: str) -> tuple[Policy, TrainConfig, int]:
+    """(policy, config, version) of a trained version (``load_trained_version``)."""
+    policy, config, version, _ = load_trained_version(spec)
+    return policy, config, version
 
 
 # ====================================================================== the shipped model

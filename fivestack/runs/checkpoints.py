@@ -5,6 +5,7 @@
 
     latest_checkpoint(run_dir)   the newest checkpoint that loads (a damaged newest one is skipped, with a warning)
     load_checkpoint(path)        (model tensors, optimizer tensors, state), one clear error per way it can break
+    load_state(path)             the state alone; checkpoint_paths(run_dir) every checkpoint folder by version
     snapshot_path(pool_dir, v)   where past version v's weights live; read_snapshot(path, v) reads them
 
 Everything is safetensors or JSON: nothing is unpickled. The writers are the training system's
@@ -73,14 +74,27 @@ def load_checkpoint(path: Path) -> tuple[dict[str, torch.Tensor], dict[str, torc
     except (SafetensorError, OSError, ValueError) as exc:
         raise CheckpointError(f"checkpoint {path} is corrupted ({exc}); delete it to resume from the one "
                               f"before") from None
+    return model, optim, load_state(path)
+
+
+def load_state(path: Path) -> dict:
+    """A checkpoint's ``state.json`` alone (its version, agent-steps and config), checked as ``load_checkpoint``
+    checks it, without reading the tensors."""
+    path = Path(path)
     try:
         state = json.loads((path / "state.json").read_text())
         from_dict(state["config"])
         int(state["version"])
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError, ConfigError) as exc:
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError, ConfigError) as exc:
         raise CheckpointError(f"checkpoint {path} has a damaged state.json ({exc}); delete it to resume from the "
                               f"one before") from None
-    return model, optim, state
+    return state
+
+
+def checkpoint_paths(run_dir: Path) -> dict[int, Path]:
+    """The run's checkpoint folders by version (whether they load or not: ``load_checkpoint`` says)."""
+    folder = Path(run_dir) / "checkpoints"
+    return {int(p.name): p for p in folder.glob("[0-9]*") if p.name.isdigit()}
 
 
 class PoolError(ValueError):

@@ -6,8 +6,6 @@
     do_nothing(request)                            an ``InferenceFn`` whose every hero gets no order (stands still)
     untrained(config)                              an ``Inference`` of fresh weights (``run.seed``'s, as a run's
                                                    version 0)
-    starting_policy(config)                        the trained version a run of ``config`` starts from
-                                                   (``run.init_from``: a curriculum's earlier stage), and its source
     BotPlayer("scripted")                          a bot in the learner's place (a reference, not a baseline: what
                                                    the game's own bot makes of the drill), deciding when the
                                                    learner decides (``rollout.decision_steps``) and keeping its
@@ -40,7 +38,6 @@ from fivestack.game.layout import DUEL_KILLS
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult
 from fivestack.model.policy import Policy
 from fivestack.runs.config import TrainConfig
-from fivestack.system.run_state import starting_weights
 from fivestack.system.rollout import InferenceFn, RolloutWorker
 from fivestack.system.drills import DRILLS
 from fivestack.system.pool import LATEST
@@ -60,15 +57,6 @@ def untrained(config: TrainConfig, seed: int = 0) -> Inference:
     ``run.seed``), sampling its actions with ``seed``."""
     torch.manual_seed(config.run.seed)
     return Inference(Policy(config.policy, config.game.patch), seed=seed)
-
-
-def starting_policy(config: TrainConfig) -> tuple[Policy, dict]:
-    """The trained version a run of ``config`` starts from (``run.init_from``), and where it came from
-    (``run_state.starting_weights``: its run, version and agent-steps)."""
-    weights, source = starting_weights(config)
-    policy = Policy(config.policy, config.game.patch)
-    policy.load_state_dict(weights)
-    return policy.eval(), source
 
 
 class BotPlayer:

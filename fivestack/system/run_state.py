@@ -1,5 +1,5 @@
 """The run's state beside its weights, the same for both runners: what a checkpoint holds, what a resumed run
-reads back, the weights a new run starts from when they are another run's (``starting_weights``, ``run.init_from``),
+reads back, the weights a new run starts from when they are another run's (``starting_policy``, ``run.init_from``),
 and the rule that picks the versions to rate.
 
     checkpoints/VERSION/model.safetensors   the policy, input normalisers included
@@ -23,8 +23,9 @@ import torch
 from fivestack.system.controller import Controller
 
 from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint
+from fivestack.model.policy import Policy
 from fivestack.runs.config import ConfigError, TrainConfig, from_dict
-from fivestack.match.agents import TRAINED_GAME, load_run_policy, parse_run_spec
+from fivestack.match.agents import TRAINED_GAME, load_trained_version, parse_run_spec
 from fivestack.match.device import to_cpu
 
 
@@ -116,19 +117,19 @@ class RunState:
                    runner=state.get("runner", "serial"))
 
 
-def starting_weights(config: TrainConfig) -> tuple[dict[str, torch.Tensor], dict]:
-    """``run.init_from``: the weights of the trained version a new run starts from, and where they came from
-    (``{"run", "version", "agent_steps"}``, the version's own agent-steps, so that the stages of a curriculum add
-    up; None where only a pool snapshot holds the version). A version whose model or game (the patch, the move
-    table: ``match.agents.TRAINED_GAME``) is not this run's is one clear error naming the keys."""
+def starting_policy(config: TrainConfig) -> tuple[Policy, dict]:
+    """``run.init_from``: the trained version a new run starts from, and where it came from (``{"run", "version",
+    "agent_steps"}``, the version's own agent-steps, so that the stages of a curriculum add up; None where only a
+    pool snapshot holds the version). A version whose model or game (the patch, the move table:
+    ``match.agents.TRAINED_GAME``) is not this run's is one clear error naming the keys."""
     spec = config.run.init_from
     try:
-        policy, source, version = load_run_policy(spec)
+        start = load_trained_version(spec)
     except ValueError as exc:  # not a run, no such version, a damaged checkpoint
         raise ConfigError(f"run.init_from: {exc}") from None
     differ = []  # (section, key, that run's value, this run's)
-    for section, key in [("policy", f.name) for f in fields(source.policy)] + [("game", k) for k in TRAINED_GAME]:
-        theirs, ours = (getattr(getattr(c, section), key) for c in (source, config))
+    for section, key in [("policy", f.name) for f in fields(start.config.policy)] + [("game", k) for k in TRAINED_GAME]:
+        theirs, ours = (getattr(getattr(c, section), key) for c in (start.config, config))
         if theirs != ours:
             differ.append((section, key, theirs, ours))
     if differ:
@@ -138,9 +139,7 @@ def starting_weights(config: TrainConfig) -> tuple[dict[str, torch.Tensor], dict
                           f"{', '.join(f'{s}.{k}' for s, k, _, _ in differ)} as that run's, or run.init_from='' "
                           f"for fresh weights")
     run, _ = parse_run_spec(spec)
-    checkpoints = {int(p.name): p for p in (run / "checkpoints").glob("[0-9]*") if p.name.isdigit()}
-    agent_steps = int(load_checkpoint(checkpoints[version])[2]["agent_steps"]) if version in checkpoints else None
-    return policy.state_dict(), {"run": str(run), "version": version, "agent_steps": agent_steps}
+    return start.policy, {"run": str(run), "version": start.version, "agent_steps": start.agent_steps}
 
 
 def save_run(controller: Controller, model: dict[str, torch.Tensor], optim: dict[str, torch.Tensor],

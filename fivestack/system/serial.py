@@ -33,7 +33,7 @@ from fivestack.system.metrics import mean_metrics, serial_metrics
 from fivestack.system.optimizer import Optimizer, team_spirit_at
 from fivestack.system.pool import OpponentPool, PastOpponents
 from fivestack.system.rollout import RolloutWorker
-from fivestack.system.run_state import RunState, load_run, model_mismatch, save_run, starting_weights
+from fivestack.system.run_state import RunState, load_run, model_mismatch, save_run, starting_policy
 
 
 def use_torch_threads(config: TrainConfig) -> None:
@@ -66,8 +66,8 @@ class SerialRunner(TrainingLoop):
         self.policy = Policy(config.policy, config.game.patch)
         self.state = RunState.new(config.run.seed, "serial")
         if resume is None and config.run.init_from:  # version 0: a trained version's (a resumed run has its own)
-            weights, self.state.init_from = starting_weights(config)
-            self.policy.load_state_dict(weights)
+            start, self.state.init_from = starting_policy(config)
+            self.policy.load_state_dict(start.state_dict())
         self.optimizer = Optimizer(self.policy, config.ppo, self.device,  # inference shares the policy, there
                                    warm_start=bool(config.run.init_from))
         self.inference = Inference(self.policy, seed=config.run.seed)

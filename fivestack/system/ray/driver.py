@@ -27,7 +27,7 @@ from fivestack.system.ray.messages import CONTROLLER, to_numpy
 from fivestack.system.ray.optimizer import OptimizerActor
 from fivestack.system.ray.rollout import RolloutActor
 from fivestack.match.teams import active_heroes
-from fivestack.system.run_state import RunState, load_run, model_mismatch, starting_weights
+from fivestack.system.run_state import RunState, load_run, model_mismatch, starting_policy
 
 
 def init_ray(rc, **kwargs) -> None:
@@ -95,12 +95,12 @@ class RayRunner(TrainingLoop):
                           "buffer": self.state.buffer}
             self.say(f"resuming {self.run_dir} from {path} (version {self.state.version})")
         else:
-            weights, init_from = starting_weights(config) if config.run.init_from else (None, {})
+            start, init_from = starting_policy(config) if config.run.init_from else (None, {})
             self.run_dir = new_run_dir(config)
             self.state = RunState.new(config.run.seed, "ray")
             self.state.init_from = init_from
-            if weights is not None:  # version 0 is a trained version's weights: the optimizers start from them
-                checkpoint = {"model": to_numpy(weights)}
+            if start is not None:  # version 0 is a trained version's weights: the optimizers start from them
+                checkpoint = {"model": to_numpy(start.state_dict())}
         self._init_loop(config, self.state, say)  # the annealing's state goes to the controller
         self.agent_steps = self.state.agent_steps
         self.started_ray = False
