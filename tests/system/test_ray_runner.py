@@ -5,6 +5,7 @@ SIGKILLed rollout worker (and inference actor) is replaced and the run goes on w
 its version counter, optimizer state and normalisers; a truncated newest checkpoint falls back to the one
 before. Ray is started once for the module."""
 
+import fcntl
 import json
 import os
 import signal
@@ -30,6 +31,23 @@ SMALL = ["game.mode='1v1'", "rollout.games=2", "rollout.segment_steps=32", "ppo.
          "ray.inference=1", "ray.optimizers=2", "ray.log_seconds=1", f"ppo.max_staleness={CAP}",
          "pool.past_fraction=0.0"]  # whole segments of 8 samples (past-opponent samples are dropped)
 SAMPLES_PER_SEGMENT = 2 * 2 * 2  # 2 games x 2 teams x (32 / 16) samples
+
+
+def wait_for_the_lock(run, seconds: float = 120.0) -> None:
+    """Until no process holds the run's lock: a killed driver's controller actor runs in a Ray worker outside the
+    driver's process group and keeps the lock until Ray reaps it, moments after the driver is gone."""
+    from fivestack.system.controller import LOCK_FILE
+
+    deadline = time.monotonic() + seconds
+    with open(run / LOCK_FILE, "a+") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(lock, fcntl.LOCK_UN)
+                return
+            except BlockingIOError:
+                assert time.monotonic() < deadline, f"the killed run's lock was still held after {seconds:.0f} s"
+                time.sleep(0.2)
 
 
 def records(run) -> list[dict]:
@@ -245,6 +263,7 @@ def test_killed_run_resumes_with_its_state_then_falls_back_from_a_truncated_chec
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the driver and the Ray processes it started
         proc.wait()
+    wait_for_the_lock(run)
     saved = checkpoints(run)
     assert len(saved) >= 2 and saved[-1] >= 2, f"the run wrote checkpoints {saved}"
     model, optim, state = load_checkpoint(run / "checkpoints" / f"{saved[-1]:08d}")
