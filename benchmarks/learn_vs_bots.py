@@ -50,7 +50,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from fivestack.system.asp_moba import GOAL_WIDTH
 from fivestack.match.agents import trained_game_of
 from fivestack.runs.config import load_config
-from fivestack.system.evaluator import evaluate
+from fivestack.system.evaluator import EvalResult, evaluate
 from fivestack.system.serial import SerialRunner
 
 STATE_FILE = "learn_vs_bots.json"
@@ -89,6 +89,21 @@ def build_parser(explicit_only: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("--set", dest="overrides", action="append", default=default([]))
     parser.add_argument("--resume", default=default(None), help="continue this stopped benchmark run (runs/NAME)")
     return parser
+
+
+def point_fields(result: EvalResult, eval_lineups: str) -> dict:
+    """A curve point's figures against one opponent (``evaluate``'s result): the win rate and its interval, the draw
+    rate, the games, their mean length, the evaluation's seconds, the team stats (and each hero's figures with random
+    lineups), each key ending in ``_vs_OPPONENT``. ``benchmarks/reference_learner.py`` reports its points with it."""
+    opponent = result.opponent
+    fields = {f"win_rate_vs_{opponent}": round(result.win_rate, 4),
+              f"ci95_vs_{opponent}": [round(result.ci95[0], 4), round(result.ci95[1], 4)],
+              f"draw_rate_vs_{opponent}": round(result.draw_rate, 4), f"games_vs_{opponent}": result.games,
+              f"minutes_per_game_vs_{opponent}": round(result.mean_minutes, 2),
+              f"eval_seconds_vs_{opponent}": round(result.seconds, 1), f"team_stats_vs_{opponent}": result.team_stats}
+    if eval_lineups == "random":
+        fields[f"per_hero_vs_{opponent}"] = result.per_hero
+    return fields
 
 
 def save_state(run_dir: Path, args: argparse.Namespace, curve: list[dict]) -> None:
@@ -188,15 +203,7 @@ def main(argv: list[str] | None = None) -> None:
                               seed=10_000 + args.seed, greedy=args.greedy,
                               decision_steps=config.rollout.decision_steps, lineups=eval_lineups,
                               **trained_game_of(config.game))
-            point[f"win_rate_vs_{opponent}"] = round(result.win_rate, 4)
-            point[f"ci95_vs_{opponent}"] = [round(result.ci95[0], 4), round(result.ci95[1], 4)]
-            point[f"draw_rate_vs_{opponent}"] = round(result.draw_rate, 4)
-            point[f"games_vs_{opponent}"] = result.games
-            point[f"minutes_per_game_vs_{opponent}"] = round(result.mean_minutes, 2)
-            point[f"eval_seconds_vs_{opponent}"] = round(result.seconds, 1)
-            point[f"team_stats_vs_{opponent}"] = result.team_stats
-            if eval_lineups == "random":
-                point[f"per_hero_vs_{opponent}"] = result.per_hero
+            point.update(point_fields(result, eval_lineups))
             eval_seconds += result.seconds
         point["eval_seconds"] = round(eval_seconds, 1)
         return point

@@ -88,6 +88,13 @@ class PolicyTeamAgent:
         # games it acted for), kept so that a replay can record what the agents thought.
         self.last_result: InferenceResult | None = None
 
+    def restart(self, games: np.ndarray) -> None:
+        """The games ``games`` of the env it plays begin again (an env that restarts finished games in place, e.g.
+        ``match.single_agent``): their LSTM state starts fresh and their timesteps count from 0."""
+        if self.first is not None:
+            self.first[games] = 1.0
+            self.steps_played[games] = 0
+
     def act(self, env: BatchedEnv, games: np.ndarray | None = None) -> np.ndarray:
         for name, why in TRAINED_GAME.items():
             mine, games_own = getattr(self, name), getattr(env.game.config, name)
@@ -231,8 +238,9 @@ TRAINED_GAME = {"move_goals": "its move orders would mean other places",
 def trained_game(agents) -> dict[str, str]:
     """The ``GameConfig`` settings (``TRAINED_GAME``: the move table and the patch) a game of these team agents
     must be made with: the ones the trained policies among them share; {} without one (a bot plays any game: it
-    reads the game's table and rules). Policies trained on different games cannot meet: one clear error."""
-    policies = [a for a in agents if isinstance(a, PolicyTeamAgent)]
+    reads the game's table and rules). Policies trained on different games cannot meet: one clear error. A trained
+    agent is one with these settings as attributes (``PolicyTeamAgent``, ``single_agent.LearnerTeamAgent``)."""
+    policies = [a for a in agents if all(hasattr(a, name) for name in TRAINED_GAME)]
     settings = {}
     for name in TRAINED_GAME:
         values = {getattr(a, name) for a in policies}

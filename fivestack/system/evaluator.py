@@ -75,11 +75,18 @@ def evaluate(policy: Policy, opponent: str, games: int, mode: str, max_seconds: 
     count the policy's wins; ``greedy`` plays its most likely actions rather than sampling them; the policy
     decides every ``decision_steps`` timesteps, moves with the ``move_goals`` table and plays patch ``patch``'s
     game, as it was trained (``[rollout]``, ``[game]`` of its run); ``lineups`` as in ``play_games``."""
+    return evaluate_agent(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy, decision_steps,
+                                                       move_goals=move_goals, patch=patch),
+                          opponent, games, mode, max_seconds, seed, greedy, lineups)
+
+
+def evaluate_agent(agent: AgentFactory, opponent: str, games: int, mode: str, max_seconds: float, seed: int = 0,
+                   greedy: bool = False, lineups: str = "fixed") -> EvalResult:
+    """``evaluate`` for any team agent (``agent(side)`` builds it for a side: a policy of another library, e.g.
+    ``match.single_agent.LearnerTeamAgent``), with the same games, seeds and counts; ``greedy`` is only recorded."""
     start = time.monotonic()
-    result = play_games(lambda side: PolicyTeamAgent(side, policy, mode, seed + side, greedy, decision_steps,
-                                                     move_goals=move_goals, patch=patch),
-                        lambda side: build_agent(opponent, side, seed + 1 + 2 * side, mode), games, mode, max_seconds,
-                        seed, lineups=lineups)
+    result = play_games(agent, lambda side: build_agent(opponent, side, seed + 1 + 2 * side, mode), games, mode,
+                        max_seconds, seed, lineups=lineups)
     seconds = time.monotonic() - start
     wins, draws = int(result.wins.sum()), int(result.draws.sum())
     low, high = wilson_interval(wins, games)

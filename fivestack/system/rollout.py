@@ -43,10 +43,10 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import no_orders
 from fivestack.game.layout import N_ACTION_FIELDS, N_EVENTS, N_HEROES, STEP_SECONDS
 from fivestack.match.inference import InferenceRequest, InferenceResult, initial_state
-from fivestack.match.teams import active_heroes, decides, team_view
+from fivestack.match.decisions import play_decision
+from fivestack.match.teams import active_heroes, team_view
 from fivestack.model.policy import HEADS
 from fivestack.rl.gae import gae, gamma_from_horizon
-from fivestack.rl.rewards import shaped_reward
 from fivestack.runs.config import GOAL_OFFSET, GOAL_WIDTH, TrainConfig, reward_weights
 from fivestack.system.messages import SampleBatch
 from fivestack.system.pool import LATEST
@@ -245,24 +245,17 @@ class RolloutWorker:
         Returns the shaped reward summed over those timesteps (T, K), which games terminated or were truncated
         during them, and the last step's info; a game that ends stays finished (no events) for the rest of the
         decision."""
-        reward = np.zeros((self.n_teams, self.k), np.float32)
-        terminated = np.zeros(self.n_games, bool)
-        truncated = np.zeros(self.n_games, bool)
-        env_actions = self._env_actions(actions)
         owners = self.row_owners()
-        for step in range(self.decision_steps):
-            last = step == self.decision_steps - 1  # observations are encoded only where the policy looks
-            if not decides(step, self.decision_steps):
-                env_actions = self.keep_orders
-                for hook in self.hooks:
-                    env_actions = hook.between_steps(self, env_actions, owners)
-            self.obs, events, term, trunc, info = self.env.step(env_actions, observe=last)
-            team_events = events[:, self.heroes]  # (games, 2, K, E)
-            event_sums += team_events.reshape(-1, N_EVENTS).sum(0)
-            reward += shaped_reward(team_events, info["seconds"], team_spirit,
-                                    self.reward_weights).reshape(self.n_teams, self.k)
-            terminated |= term
-            truncated |= trunc
+
+        def between_steps(env_actions: np.ndarray) -> np.ndarray:
+            for hook in self.hooks:
+                env_actions = hook.between_steps(self, env_actions, owners)
+            return env_actions
+
+        reward, terminated, truncated, info = play_decision(
+            self.env, self._env_actions(actions), self.heroes, self.decision_steps, team_spirit, self.reward_weights,
+            between_steps, event_sums, self.keep_orders)
+        self.obs = self.env.obs
         return reward, terminated, truncated, info
 
     def _view(self) -> dict[str, np.ndarray]:
