@@ -2,9 +2,9 @@
 
 ``select_slots`` fills ``unit_of_slot[g, team, slot]`` (the unit behind each of the ``N_UNIT_SLOTS`` rows, -1
 for an empty row) and its inverse ``slot_of_unit[g, team, unit]``. Slots 0-68 mirror units 0-68 (heroes,
-buildings, couriers, neutrals); slots 69-188 hold the lane creeps the team sees (``fivestack.env.spaces``,
-"units"). The unit rows, the hero-relative features, the target masks and the env's target decoding all
-read these tables, so ``encode_team`` selects the slots before it writes any of them.
+buildings, couriers, neutrals); slots 69-188 hold the lane creeps the team sees, in unit-index order
+(``fivestack.env.spaces``, "units"). The unit rows, the hero-relative features, the target masks and the env's
+target decoding all read these tables, so ``encode_team`` selects the slots before it writes any of them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ N_CREEP_SLOTS = N_UNIT_SLOTS - N_FIXED_SLOTS
 
 @kernel
 def select_slots(S, g, team, unit_of_slot, slot_of_unit, scratch_units, scratch_dist):
-    """Fixed slots for units 0-68; visible lane creeps fill the rest, nearest to allied heroes first."""
+    """Fixed slots for units 0-68; the visible lane creeps fill the rest in unit-index order (not nearest first), and
+    when more are visible than there are slots, the nearest to a living allied hero are the ones kept (still in
+    unit-index order, so that a creep's slot changes only when the set changes)."""
     uf, ui, vis = S.uf, S.ui, S.vis
     unit_of_slot[g, team, :] = -1
     slot_of_unit[g, team, :] = -1

@@ -3,8 +3,11 @@
 Each agent observes a dictionary: its team's shared groups and its own per-hero groups (see
 ``fivestack.env.spaces``), and acts with ``MultiDiscrete([20, 4, 189, 9, 9])`` = primary, delay, unit
 target slot, offset x, offset y. Rewards are the paper's weighted reward events, before time decay,
-zero-sum and team spirit (those belong to ``fivestack.rl``); the raw events are in ``infos[agent]``.
-For speed, train on ``BatchedEnv``; this class is the standard interface for one game.
+zero-sum and team spirit (those belong to ``fivestack.rl``); the raw events are in ``infos[agent]``, with
+``invalid_actions`` (the agent's invalid actions in this step: 0 or 1) and ``invalid_actions_total`` (its running
+count in the game, which is what ``BatchedEnv``'s info holds). For speed, train on ``BatchedEnv``; this class is the
+standard interface for one game; a single-agent Gymnasium env against a bot, with the trainer's shaped reward and
+decision rate, is ``fivestack.match.single_agent.SingleAgentEnv``.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class FivestackParallelEnv(ParallelEnv):
     metadata = {"name": "fivestack_v0", "render_modes": [], "is_parallelizable": True}
 
     def __init__(self, config: GameConfig | None = None):
+        """``config``: the game; ``GameConfig()`` (the default) is a 5v5 game of up to 3,600 game seconds, so give
+        ``GameConfig(mode="1v1", max_seconds=600.0)`` for the 1v1 mid game of the laptop recipe."""
         self.env = BatchedEnv(1, config)
         one_vs_one = self.env.game.mode == MODE_1V1_MID
         self.heroes = [h for h in range(N_HEROES) if not one_vs_one or h % HEROES_PER_TEAM == 0]
@@ -58,6 +63,7 @@ class FivestackParallelEnv(ParallelEnv):
                                              patch.version)
         self._act_space = spaces.MultiDiscrete(layout.ACTION_NVEC)
         self._seed = 0
+        self._invalid_before = np.zeros(N_HEROES, np.int64)  # each hero's running count of invalid actions
 
     @functools.lru_cache(maxsize=None)
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -73,6 +79,7 @@ class FivestackParallelEnv(ParallelEnv):
         else:
             self._seed += 1
         self.env.reset(np.array([self._seed], dtype=np.uint64))
+        self._invalid_before = np.zeros(N_HEROES, np.int64)
         self.agents = list(self.possible_agents)
         observations = {a: self.env.hero_obs(0, self.hero_of[a]) for a in self.agents}
         infos = {a: {} for a in self.agents}
@@ -91,6 +98,8 @@ class FivestackParallelEnv(ParallelEnv):
             batch[0, self.hero_of[agent]] = np.nan_to_num(row.astype(np.float64), nan=-1).astype(np.int64)
         obs, events, terminated, truncated, info = self.env.step(batch)
         rewards_all = weighted_reward(events[0])
+        invalid_total = info["invalid_actions"][0]  # the game's running count per hero
+        invalid_step, self._invalid_before = invalid_total - self._invalid_before, invalid_total.copy()
         observations, rewards, terms, truncs, infos = {}, {}, {}, {}, {}
         for agent in self.agents:
             h = self.hero_of[agent]
@@ -99,7 +108,7 @@ class FivestackParallelEnv(ParallelEnv):
             terms[agent] = bool(terminated[0])
             truncs[agent] = bool(truncated[0])
             infos[agent] = {"events": events[0, h].copy(), "winner": int(info["winner"][0]),
-                            "invalid_actions": int(info["invalid_actions"][0, h])}
+                            "invalid_actions": int(invalid_step[h]), "invalid_actions_total": int(invalid_total[h])}
         if terminated[0] or truncated[0]:
             self.agents = []
         return observations, rewards, terms, truncs, infos

@@ -12,7 +12,8 @@ from fivestack.game.patch import PATCH_VERSION, observation_column, observation_
 
 # ---------------------------------------------------------------- units: (games, 2, 189, 43)
 # Slots 0-68 hold units 0-68 (heroes, buildings, couriers, neutrals) at fixed places; slots 69-188 hold the
-# lane creeps the team sees, closest to its heroes first when there are more than 120.
+# lane creeps the team sees in unit-index order (the order they spawned in), not nearest first; when it sees more
+# than 120, the 120 nearest to a living allied hero are kept, still in unit-index order (obs_slots.select_slots).
 U_SEEN = 0
 U_KIND = 1  # 11 columns: one-hot of the unit kind (hero, melee, ranged, siege, tower, barracks, ancient,
 # fountain, neutral, big neutral, courier)

@@ -79,8 +79,9 @@ from fivestack.env.batched import BatchedEnv
 from fivestack.env.parallel import _observation_space
 from fivestack.env.spaces import ACTION_NVEC, EVERY_HERO_GROUPS, N_FIXED_SLOTS, TEAM_INT_GROUPS, group_shapes
 from fivestack.game.engine import GameConfig, no_orders
-from fivestack.game.layout import (A_NOOP, PAPER_MOVE_GOALS, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, HEROES_PER_TEAM,
-                                   INVALID_ACTIONS, N_ACTION_FIELDS, N_HEROES, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS)
+from fivestack.game.layout import (A_NOOP, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, ACT_TARGET, HEROES_PER_TEAM,
+                                   INVALID_ACTIONS, N_ACTION_FIELDS, N_HEROES, N_OFFSET, N_PRIMARY, N_UNIT_SLOTS,
+                                   PAPER_MOVE_GOALS)
 from fivestack.match.agents import PolicyTeamAgent, build_agent, trained_game
 from fivestack.match.decisions import play_decision
 from fivestack.match.teams import active_heroes, decides
@@ -331,11 +332,13 @@ class SingleAgentGames:
         return seeds
 
     def reset(self, seed: int | None = None):
-        """Start every game (fresh seeds and sides; ``seed`` re-seeds the env's draws first). The observations."""
-        if seed is not None:
+        """Start every game (fresh seeds and sides; ``seed`` re-seeds the env's draws and the opponent's first). The
+        observations."""
+        if seed is not None:  # the same seed, the same games: the draws and the opponent's own stream start again
             self.seed = int(seed)
             self.rng = np.random.default_rng([self.seed, 0x51DE])
             self.next_seed = self.seed * 1_000_003
+            self._opponents = [None, None]
         self.restart(self._all)
         return self.observe()
 

@@ -43,3 +43,21 @@ def test_bad_action_shape_is_a_clear_error():
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"must have shape \(5,\)"):
         env.step({"radiant_0": np.zeros(3)})
+
+
+def test_invalid_actions_in_info_are_this_steps_and_the_running_total_beside():
+    """``infos[agent]["invalid_actions"]`` was the game's running count (BatchedEnv's), read as a per-step value: it
+    is now this step's, with the running count in ``invalid_actions_total``; a reset starts both again."""
+    env = FivestackParallelEnv(GameConfig(mode="1v1", max_seconds=60.0))
+    env.reset(seed=2)
+    bad = np.array([2, 0, 188, 0, 0])  # attack an empty creep slot: invalid
+    noop = np.zeros(5, np.int64)
+    seen = []
+    for action in (bad, bad, noop, bad):
+        _, _, _, _, infos = env.step({"radiant_0": action, "dire_0": noop})
+        seen.append((infos["radiant_0"]["invalid_actions"], infos["radiant_0"]["invalid_actions_total"],
+                     infos["dire_0"]["invalid_actions"]))
+    assert seen == [(1, 1, 0), (1, 2, 0), (0, 2, 0), (1, 3, 0)]
+    env.reset(seed=3)
+    _, _, _, _, infos = env.step({"radiant_0": bad, "dire_0": noop})
+    assert (infos["radiant_0"]["invalid_actions"], infos["radiant_0"]["invalid_actions_total"]) == (1, 1)
