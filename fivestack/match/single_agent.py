@@ -50,7 +50,9 @@ which primary action, so ``action_masks()`` (bool, the parts' masks concatenated
 * ``"primary"``: the primary mask, every target allowed;
 * ``"none"``: everything allowed;
 * ``"joint"``: primary and target as one part, ``MultiDiscrete([20 x 189, 4, 9, 9])`` per hero, index
-  ``primary * 189 + slot``, masked exactly (a primary that takes no target is allowed with slot 0 only).
+  ``primary * 189 + slot``, masked exactly (a primary that takes no target is allowed with slot 0 only). Exact at
+  the decision: an action with a delay (1-3 frames) can still find its target gone or its ability no longer
+  available when it is applied, which any mask allows.
 
 An invalid action is a counted no-op; ``info["invalid_actions"]`` is the count of this step's invalid actions of the
 learner's heroes (``info["invalid_actions_total"]`` the game's running count, which is what ``BatchedEnv``'s info
@@ -254,6 +256,14 @@ class Encoding:
             for col in (ACT_OFFSET_X, ACT_OFFSET_Y):
                 out[..., col] = np.where(flip, N_OFFSET - 1 - out[..., col], out[..., col])
         return out
+
+
+def sample_masked(masks: np.ndarray, nvec: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Actions (rows, len(nvec)) with each part drawn uniformly among the entries its mask allows, as an untrained
+    masked policy acts (``masks``: bool (rows, sum(nvec)), ``action_masks()``'s)."""
+    bounds = np.concatenate([[0], np.cumsum(nvec)])
+    keys = np.where(masks, rng.random(masks.shape), -1.0)
+    return np.stack([keys[:, bounds[j]:bounds[j + 1]].argmax(axis=1) for j in range(len(nvec))], axis=1)
 
 
 # ====================================================================== N games against an opponent
@@ -479,4 +489,4 @@ class LearnerTeamAgent:
 
 
 __all__ = ["Encoding", "LearnerTeamAgent", "MASK_OPTIONS", "OBS_OPTIONS", "SingleAgentEnv", "SingleAgentGames",
-           "default_config"]
+           "default_config", "sample_masked"]
