@@ -24,6 +24,7 @@ from fivestack.bots.random_agent import RandomAgent  # noqa: E402
 from fivestack.env.batched import BatchedEnv  # noqa: E402
 from fivestack.game.engine import GameConfig  # noqa: E402
 from fivestack.game.layout import FRAMES_PER_STEP, MAX_UNITS  # noqa: E402
+from fivestack.game.patch import PATCH_VERSION  # noqa: E402
 
 
 def main() -> None:
@@ -32,11 +33,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds to measure")
     parser.add_argument("--warmup-minutes", type=float, default=5.0, help="game minutes played before measuring")
     parser.add_argument("--mode", default="5v5")
+    parser.add_argument("--patch", default=PATCH_VERSION, help=f"patch version (default {PATCH_VERSION}, the default game)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-obs", action="store_true", help="skip observation encoding (engine only)")
     args = parser.parse_args()
 
-    env = BatchedEnv(args.games, GameConfig(mode=args.mode, max_seconds=7200.0))
+    env = BatchedEnv(args.games, GameConfig(mode=args.mode, max_seconds=7200.0, patch=args.patch))
     obs = env.reset(args.seed)
     agent = RandomAgent(args.seed)
     warmup_steps = int(args.warmup_minutes * 60 * 30 / FRAMES_PER_STEP)
@@ -59,6 +61,7 @@ def main() -> None:
         "benchmark": "sim_speed",
         "games": args.games,
         "mode": args.mode,
+        "patch": args.patch,
         "observations": not args.no_obs,
         "game_steps_per_s": round(game_steps, 1),
         "agent_steps_per_s": round(game_steps * 10, 1),

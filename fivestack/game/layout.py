@@ -124,7 +124,9 @@ LIFETIME = 25  # frames before a summoned unit expires; 0 for every other unit
 SUMMONER = 26  # the hero that summoned this unit (meaningful while LIFETIME > 0)
 DOT_GROUND = 27  # 1 while the damage over time is DOT_SOURCE's burning ground's (it stops when the unit leaves)
 MANA_RESTORE = 28  # frames left on MANA_BUFF (a clear_draught, the regeneration rune): its own timer, not REGEN
-N_UI = 29
+AGGRO_LEFT = 29  # lane creeps (feature dota_lane): frames left of the target a hero's attack on a hero drew them to
+LOST_FRAMES = 30  # lane creeps (feature dota_lane): frames their target has been beyond their acquisition range
+N_UI = 31
 
 HP_HISTORY_LEN = 16
 
@@ -182,7 +184,11 @@ CHANNEL_LEFT = 22  # frames of channelling left (O_CHANNEL)
 GROUND_LEFT = 23  # frames left of this hero's burning ground (an area ability with damage over time), 0 none
 GROUND_ABILITY = 24  # the ability id and level of that ground
 GROUND_LEVEL = 25
-N_HI = 26
+AGGRO_COOLDOWN = 26  # frames until this hero's attack on a hero draws the enemy's lane creeps again (dota_lane)
+DEATHS_TO_CREEPS = 27  # this hero's deaths by the killing blow's unit: a lane creep,
+DEATHS_TO_TOWERS = 28  # a tower or fountain,
+DEATHS_TO_HEROES = 29  # a hero or its summon (the rest of DEATHS: neutrals, or no unit)
+N_HI = 30
 
 # ---------------------------------------------------------------- items: items[g, h, slot, FIELD]
 N_INVENTORY = 6

@@ -222,6 +222,16 @@ class Rules:
     creep_vs_building: float = 0.25  # lane creeps' attacks on buildings (Dota's structure armor type)
     siege_vs_building: float = 1.0
     rich_creeps_bounty: float = 1.25  # feature "rich_creeps" (patch 0.2): lane creeps' last-hit gold x this
+    # Feature "dota_lane" (patch 1.0): lane creeps' and towers' targets as Dota's (game.kernels.aggro). Sources: the
+    # Dota 2 wiki's and players' aggro guides (500 aggro radius, 2.3 s of aggro, 3 s trigger cooldown, the pick order)
+    # and DotA's AI notes (600 call-for-help range, "out of acquisition range for some time"); the re-pick period
+    # and the leash time are not public: chosen here.
+    creep_aggro_radius: float = 500.0  # a hero's attack on a hero draws its victim's lane creeps this close to it
+    creep_aggro_time: float = 2.3  # seconds the drawn creeps keep the attacker before they pick again
+    creep_aggro_cooldown: float = 3.0  # seconds before the same hero's attack on a hero draws creeps again
+    creep_repick: float = 1.0  # seconds between a busy lane creep's re-picks (chosen: Dota's period is not public)
+    creep_leash: float = 2.0  # seconds a lane creep's target may stay beyond its acquisition range before it is dropped
+    call_for_help_radius: float = 600.0  # an idle lane creep answers an attack on an ally this close to it
     # Domain randomisation (``GameConfig.randomise``, training games only), each drawn uniformly per game:
     random_health_min: float = 0.5  # a hero starts with a fraction in [this, 1] of its max health
     random_mana_min: float = 0.5  # ... and of its max mana
@@ -364,6 +374,12 @@ R_COURIER_RESPAWN = RULE_COLUMNS.index("courier_respawn")
 R_CREEP_VS_BUILDING = RULE_COLUMNS.index("creep_vs_building")
 R_SIEGE_VS_BUILDING = RULE_COLUMNS.index("siege_vs_building")
 R_RICH_CREEPS_BOUNTY = RULE_COLUMNS.index("rich_creeps_bounty")
+R_AGGRO_RADIUS = RULE_COLUMNS.index("creep_aggro_radius")
+R_AGGRO_TIME = RULE_COLUMNS.index("creep_aggro_time")
+R_AGGRO_COOLDOWN = RULE_COLUMNS.index("creep_aggro_cooldown")
+R_CREEP_REPICK = RULE_COLUMNS.index("creep_repick")
+R_CREEP_LEASH = RULE_COLUMNS.index("creep_leash")
+R_CALL_FOR_HELP = RULE_COLUMNS.index("call_for_help_radius")
 R_RANDOM_HEALTH_MIN = RULE_COLUMNS.index("random_health_min")
 R_RANDOM_MANA_MIN = RULE_COLUMNS.index("random_mana_min")
 R_RANDOM_GOLD_MIN = RULE_COLUMNS.index("random_gold_min")
@@ -405,6 +421,13 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("team_frame", 64, "Dire's observation is the map turned half a turn about its centre (positions, "
                               "directions, lanes, grids; env.obs_turn), and the policy turns its move and cast "
                               "offsets back: one view of the game for both sides; the game itself is unchanged"),
+    Feature("dota_lane", 128, "lane creeps and towers pick targets as Dota's (game.kernels.aggro): creeps re-pick "
+                              "every Rules.creep_repick s, preferring the nearest unit attacking an allied hero, then "
+                              "one attacking an allied unit, then the nearest; a hero's attack on a hero draws the "
+                              "victim's creeps within 500 for 2.3 s (3 s cooldown); idle creeps answer an attack on an "
+                              "ally within 600; a target beyond their acquisition range for 2 s is dropped and they "
+                              "walk back to their lane; towers switch to the nearest hero attacking an allied hero in "
+                              "their range"),
 )}
 F_RICH_CREEPS = FEATURES["rich_creeps"].bit  # the kernels test ``D.features[g] & F_RICH_CREEPS``
 F_CREEP_BALANCE = FEATURES["creep_balance"].bit
@@ -413,6 +436,7 @@ F_MANUAL_ATTACK = FEATURES["manual_attack"].bit
 F_HITS_TO_KILL = FEATURES["hits_to_kill"].bit
 F_ANCHORED_MOVES = FEATURES["anchored_moves"].bit
 F_TEAM_FRAME = FEATURES["team_frame"].bit
+F_DOTA_LANE = FEATURES["dota_lane"].bit
 
 
 def group_columns(group: str) -> list[str]:
@@ -461,6 +485,9 @@ PATCHES: dict[str, PatchVersion] = {p.version: p for p in (
                                              "the offsets: landmarks as move targets (feature anchored_moves)"),
     PatchVersion("0.9", ("team_frame",), "0.1 where Dire sees the map turned half a turn, as Radiant sees it, and its "
                                          "offsets are turned back: one view for both sides (feature team_frame)"),
+    PatchVersion("1.0", ("team_frame", "dota_lane"), "0.9 with the lane as Dota plays it: lane creeps re-pick their "
+                                                     "targets, answer aggro and calls for help and give up a chase; "
+                                                     "towers defend the hero under attack (feature dota_lane)"),
 )}
 
 

@@ -23,8 +23,8 @@ import torch
 from fivestack.bots.agents import TeamAgent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.game.layout import (ACTIVE, DEATHS, DENIES, HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH,
-                                   NO_ORDER)
+from fivestack.game.layout import (ACTIVE, DEATHS, DEATHS_TO_CREEPS, DEATHS_TO_HEROES, DEATHS_TO_TOWERS, DENIES,
+                                   HEROES_PER_TEAM, KILLS, LAST_HITS, LEVEL, NET_WORTH, NO_ORDER)
 from fivestack.match.agents import trained_game
 
 
@@ -126,10 +126,13 @@ def play_scores(agent_a: AgentFactory, agent_b: AgentFactory, games: int, mode: 
     return result.scores.tolist(), result.minutes.tolist()
 
 
-TEAM_STATS = ("kills", "deaths", "last_hits", "denies", "net_worth", "level")
-"""What a match reports of each team at the end of each game: hero kills, deaths, last hits, denies and net worth
-summed over the team's heroes, and their mean level. They say *how* a game was won or lost (a team that loses on
-farm has few last hits and a low net worth), which a win rate alone does not."""
+TEAM_STATS = ("kills", "deaths", "deaths_to_creeps", "deaths_to_towers", "deaths_to_heroes", "last_hits", "denies",
+              "net_worth", "level")
+"""What a match reports of each team at the end of each game: hero kills, deaths (and of them those whose killing
+blow a lane creep, a tower or fountain, or an enemy hero or its summon dealt), last hits, denies and net worth summed
+over the team's heroes, and their mean level. They say *how* a game was won or lost (a team that loses on farm has
+few last hits and a low net worth; one whose heroes die to creeps has not learnt the lane), which a win rate alone
+does not."""
 
 
 def team_stats(game, teams: np.ndarray) -> dict[str, np.ndarray]:
@@ -139,7 +142,8 @@ def team_stats(game, teams: np.ndarray) -> dict[str, np.ndarray]:
     games = np.arange(teams.size)[:, None]
     heroes = teams[:, None] * HEROES_PER_TEAM + np.arange(HEROES_PER_TEAM)  # (games, 5)
     active = hero_ints[games, heroes, ACTIVE] != 0
-    summed = {"kills": KILLS, "deaths": DEATHS, "last_hits": LAST_HITS, "denies": DENIES}
+    summed = {"kills": KILLS, "deaths": DEATHS, "deaths_to_creeps": DEATHS_TO_CREEPS, "deaths_to_towers": DEATHS_TO_TOWERS,
+              "deaths_to_heroes": DEATHS_TO_HEROES, "last_hits": LAST_HITS, "denies": DENIES}
     stats = {name: (hero_ints[games, heroes, column] * active).sum(axis=1).astype(float)
              for name, column in summed.items()}
     stats["net_worth"] = (hero_floats[games, heroes, NET_WORTH] * active).sum(axis=1).astype(float)

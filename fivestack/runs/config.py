@@ -17,7 +17,7 @@ import numpy as np
 from fivestack.env.events import EVENT_NAMES, PAPER_WEIGHTS
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import DUEL_KILLS, PAPER_MOVE_GOALS
-from fivestack.game.patch import PATCH_VERSION
+from fivestack.game.patch import PATCH_VERSION, PATCHES
 from fivestack.model.policy import PolicyConfig
 from fivestack.runs.validation import (  # noqa: F401 (read from here by others)
     DEVICES, DRILL_NAMES, GOAL_OFFSET, GOAL_WIDTH, MATCH_DRILL_BOTS, RANGES, ConfigError, validate)
@@ -52,7 +52,8 @@ class GameSettings:
     randomise: bool = setting(False, "domain randomisation: lanes, start health/mana/gold, big neutral health (Rules "
                                      "random_*)")
     lineups: str = setting("fixed", "fixed: the patch's first five, both sides; random: drawn per game from the pool")
-    patch: str = setting(PATCH_VERSION, "the patch version of every training game (game.patch.PATCHES: 0.1-0.7)")
+    patch: str = setting(PATCH_VERSION, "the patch version of every training game, one of game.patch.PATCHES: "
+                                        + ", ".join(PATCHES) + f" (default {PATCH_VERSION}, the lane as Dota's)")
     move_goals: str = setting(PAPER_MOVE_GOALS, "how far a move order reaches: grid, the paper's 600 units; reach, "
                                                 "up to 9600 per axis (layout.MOVE_GOALS)")
     duel_kills: int = setting(DUEL_KILLS, "1v1: hero kills that end a training game (the paper's: 2); 0: only the "

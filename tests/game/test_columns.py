@@ -63,7 +63,9 @@ RULE_READS = {
     "R_GLYPH_CD": "glyph_cooldown", "R_GLYPH_TIME": "glyph_duration", "R_FOUNTAIN_REGEN": "fountain_regen",
     "R_TP_TIME": "teleport_time", "R_BOUNTY_GOLD": "bounty_rune_gold", "R_COURIER_RESPAWN": "courier_respawn",
     "R_CREEP_VS_BUILDING": "creep_vs_building", "R_SIEGE_VS_BUILDING": "siege_vs_building",
-    "R_RICH_CREEPS_BOUNTY": "rich_creeps_bounty", "R_RANDOM_HEALTH_MIN": "random_health_min",
+    "R_RICH_CREEPS_BOUNTY": "rich_creeps_bounty", "R_AGGRO_RADIUS": "creep_aggro_radius",
+    "R_AGGRO_TIME": "creep_aggro_time", "R_AGGRO_COOLDOWN": "creep_aggro_cooldown", "R_CREEP_REPICK": "creep_repick",
+    "R_CREEP_LEASH": "creep_leash", "R_CALL_FOR_HELP": "call_for_help_radius", "R_RANDOM_HEALTH_MIN": "random_health_min",
     "R_RANDOM_MANA_MIN": "random_mana_min", "R_RANDOM_GOLD_MIN": "random_gold_min",
     "R_RANDOM_GOLD_MAX": "random_gold_max", "R_RANDOM_BIG_HEALTH_MIN": "random_big_neutral_health_min",
 }

@@ -56,7 +56,7 @@ def last_hit(game: GameBatch, team: int, kind: str, row: str | None = None, unit
 def test_patch_versions_and_their_features():
     """0.1 (the default) has no features; 0.2 has rich_creeps; an unknown version or feature is one error."""
     assert PATCH_VERSION == "0.1" and GameConfig().patch == "0.1"
-    assert sorted(PATCHES) == ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9"]
+    assert sorted(PATCHES) == ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"]
     assert patch_features("0.1") == 0 and Patch().features == 0
     assert patch_features("0.2") == F_RICH_CREEPS == FEATURES["rich_creeps"].bit == 1
     assert feature_mask(["rich_creeps"]) == 1 and feature_mask([]) == 0

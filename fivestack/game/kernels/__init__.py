@@ -17,6 +17,8 @@ Map (each module imports only from those above it):
     progression   xp, gold, levels, skills, scripted purchases, stash and inventory
     creation      set_unit, spawn_hero, camps, tower protection, reset_game
     spatial       the spatial hash and nearest_enemy
+    aggro         whom lane creeps and towers attack under patch feature dota_lane (priority, aggro, call for
+                  help, leash, the walk back to the lane)
     combat        movement, projectiles, damage, attacking
     abilities     what abilities and item actives do (with summons, channels, blinks, auras, global casts)
     availability  which actions are available (shared with the env's masks)
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 from fivestack.game.kernels.constants import (
     ACQUIRE_RADIUS, CHASE_LIMIT, COURIER_REACH, FOUNTAIN_RADIUS, GRID_CELL, GRID_SIDE, HULL,
-    LANE_ASSIGNMENT_DISTANCE, LANE_ASSIGNMENT_SECONDS, MAX_LEVEL, NEUTRAL_LEASH, PICKUP_RADIUS, SHOP_RADIUS,
+    LANE_ASSIGNMENT_DISTANCE, LANE_ASSIGNMENT_SECONDS, LANE_RETURN, MAX_LEVEL, NEUTRAL_LEASH, PICKUP_RADIUS, SHOP_RADIUS,
     TEAM_GOLD_FOR_BUILDING, WAYPOINT_REACHED,
 )
 from fivestack.game.kernels.helpers import (
@@ -62,6 +64,10 @@ from fivestack.game.kernels.availability import (
     ability_of, ability_ready, any_pickup, buyback_cost, item_ready, primary_available, target_kind_for,
     uses_offset, valid_target,
 )
+from fivestack.game.kernels.aggro import (
+    attack_target, call_for_help, draw_creep_aggro, lane_creep_target, lane_walk_point, pick_target,
+    tower_defends_heroes,
+)
 from fivestack.game.kernels.actions import apply_action, continue_cast, goal_cells, move_goal, nearest_cell, offset_point
 from fivestack.game.kernels.behaviour import (
     hero_may_attack, update_courier, update_creep, update_hero, update_neutral, update_summon, update_tower,
@@ -83,7 +89,8 @@ from fivestack.game.patch import (
     C_GOLD, C_HP, C_PROJ, C_RANGE, C_SPEED, C_VISION, C_XP, H_ABILITY0, H_AGI, H_AGI_GAIN, H_ARMOR, H_ATTACK_TIME,
     H_DAMAGE, H_INT, H_INT_GAIN, H_PRIMARY, H_PROJ_SPEED, H_RANGE, H_SPEED, H_STR, H_STR_GAIN, I_ACTIVE, I_AGI,
     I_AMOUNT, I_ARMOR, I_CHARGES, I_COOLDOWN, I_COST, I_DAMAGE, I_DURATION, I_HP, I_HP_REGEN, I_INT, I_MANA,
-    I_MANA_REGEN, I_RANGE, I_SPEED, I_STR, I_TARGET, R_AEGIS, R_ASSIST_GOLD, R_BIG_RESPAWN, R_BOUNTY_GOLD,
+    I_MANA_REGEN, I_RANGE, I_SPEED, I_STR, I_TARGET, R_AEGIS, R_AGGRO_COOLDOWN, R_AGGRO_RADIUS, R_AGGRO_TIME,
+    R_ASSIST_GOLD, R_CALL_FOR_HELP, R_CREEP_LEASH, R_CREEP_REPICK, R_BIG_RESPAWN, R_BOUNTY_GOLD,
     R_BUYBACK_BASE, R_BUYBACK_CD, R_BUYBACK_LVL, R_CAMP_RESPAWN, R_COURIER_RESPAWN, R_CREEP_VS_BUILDING,
     R_DAY_NIGHT, R_FOUNTAIN_REGEN, R_GLYPH_CD, R_GLYPH_TIME, R_KILL_GOLD, R_KILL_GOLD_LVL, R_KILL_XP, R_KILL_XP_LVL,
     R_MELEE, R_PASSIVE_GOLD, R_RANDOM_BIG_HEALTH_MIN, R_RANDOM_GOLD_MAX, R_RANDOM_GOLD_MIN, R_RANDOM_HEALTH_MIN,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from fivestack.game.jit import kernel
+from fivestack.game.kernels.aggro import draw_creep_aggro
 from fivestack.game.kernels.abilities import ability_value, has_tp, resolve_ability, use_item
 from fivestack.game.kernels.availability import (
     ability_of, ability_ready, buyback_cost, item_ready, primary_available, target_kind_for, valid_target,
@@ -109,6 +110,7 @@ def apply_action(S, D, g, h, prim, tu, ox, oy):
     elif prim == A_ATTACK:
         ui[g, h, ORDER] = O_ATTACK
         ui[g, h, TARGET] = tu
+        draw_creep_aggro(S, D, g, h, tu)  # dota_lane: the order on a hero, not the hit, draws the victim's creeps
     elif prim == A_STOP:
         ui[g, h, ORDER] = O_NONE
         ui[g, h, TARGET] = -1

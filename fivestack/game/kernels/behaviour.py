@@ -7,6 +7,9 @@ from __future__ import annotations
 from fivestack.game.jit import kernel
 from fivestack.game.kernels.abilities import channel_tick
 from fivestack.game.kernels.actions import continue_cast
+from fivestack.game.kernels.aggro import (
+    attack_target, dota_lane, draw_creep_aggro, lane_creep_target, lane_walk_point, pick_target, tower_defends_heroes,
+)
 from fivestack.game.kernels.combat import attack_or_approach, move_toward
 from fivestack.game.kernels.constants import (
     ACQUIRE_RADIUS, CHASE_LIMIT, COURIER_REACH, HULL, NEUTRAL_LEASH, WAYPOINT_REACHED,
@@ -101,6 +104,8 @@ def update_hero(S, D, g, h):
             radius = uf[g, h, ATTACK_RANGE] + HULL if order == O_HOLD else max(uf[g, h, ATTACK_RANGE], ACQUIRE_RADIUS)
             t = nearest_enemy(S, g, h, radius, False, True)
         ui[g, h, TARGET] = t
+        if t >= 0 and t < N_HEROES:
+            draw_creep_aggro(S, D, g, h, t)  # an idle hero that takes on a hero draws creeps as an order does
     if t >= 0:
         in_reach = attack_or_approach(S, D, g, h, t, order != O_HOLD)
         if not in_reach and order == O_NONE and dist2(S.uf, g, h, t) > (ACQUIRE_RADIUS + 300.0) ** 2:
@@ -141,14 +146,18 @@ def update_creep(S, D, g, u):
         return
     lanes = D.lanes
     ancient = D.ancient
-    t = ui[g, u, TARGET]
-    if t >= 0:
-        if not can_be_attacked(ui, g, t) or ui[g, t, INVISIBLE] > 0 or dist2(uf, g, u, t) > CHASE_LIMIT * CHASE_LIMIT:
-            t = -1
-            ui[g, u, TARGET] = -1
-    if t < 0 and (S.gi[g, G_FRAME] + u) % 4 == 0:
-        t = nearest_enemy(S, g, u, ACQUIRE_RADIUS + uf[g, u, ATTACK_RANGE] * 0.5, False, False)
-        ui[g, u, TARGET] = t
+    dota = dota_lane(D, g)
+    if dota:
+        t = lane_creep_target(S, D, g, u)
+    else:  # patch 0.1's creep: the nearest enemy, kept until it is gone or 1,200 away
+        t = ui[g, u, TARGET]
+        if t >= 0:
+            if not can_be_attacked(ui, g, t) or ui[g, t, INVISIBLE] > 0 or dist2(uf, g, u, t) > CHASE_LIMIT * CHASE_LIMIT:
+                t = -1
+                ui[g, u, TARGET] = -1
+        if t < 0 and (S.gi[g, G_FRAME] + u) % 4 == 0:
+            t = nearest_enemy(S, g, u, ACQUIRE_RADIUS + uf[g, u, ATTACK_RANGE] * 0.5, False, False)
+            ui[g, u, TARGET] = t
     if t >= 0:
         attack_or_approach(S, D, g, u, t, True)
         return
@@ -161,6 +170,8 @@ def update_creep(S, D, g, u):
         gx, gy = lanes[lane, w, 0], lanes[lane, w, 1]
         if (uf[g, u, X] - gx) ** 2 + (uf[g, u, Y] - gy) ** 2 < WAYPOINT_REACHED ** 2:
             ui[g, u, WAYPOINT] = w + 1 if team == RADIANT else w - 1
+        elif dota:
+            gx, gy = lane_walk_point(S, D, g, u, gx, gy)
     else:
         gx, gy = ancient[1 - team, 0], ancient[1 - team, 1]
     move_toward(S, D, g, u, gx, gy)
@@ -174,17 +185,28 @@ def update_tower(S, D, g, u):
     reach = uf[g, u, ATTACK_RANGE] + HULL
     team = ui[g, u, TEAM]
     frame = gi[g, G_FRAME]
-    # aggro: an enemy hero that just hit one of our heroes in range becomes the target
-    for h in range(N_HEROES):
-        if ui[g, h, ALIVE] != 0 and ui[g, h, TEAM] != team and frame - hf[g, h, HERO_ATTACK_FRAME] < 10 \
-                and hf[g, h, HERO_ATTACK_FRAME] > 0 and dist2(uf, g, u, h) <= reach * reach:
-            ui[g, u, TARGET] = h
-            break
     t = ui[g, u, TARGET]
+    if dota_lane(D, g):
+        # Dota's tower: a hero attacking an allied hero in range takes it over (the nearest such hero); a hero it
+        # shoots that turns on one of its own units makes it pick again; otherwise it keeps its target in range
+        victim = attack_target(ui, g, t) if t >= 0 and t < N_HEROES else -1
+        if victim >= 0 and ui[g, victim, TEAM] == ui[g, t, TEAM]:
+            t = -1
+        if not (victim >= 0 and victim < N_HEROES and ui[g, victim, TEAM] == team):
+            defender = tower_defends_heroes(S, g, u, reach)
+            if defender >= 0:
+                t = defender
+    else:
+        # patch 0.1: an enemy hero that just hit one of our heroes, itself in range, becomes the target
+        for h in range(N_HEROES):
+            if ui[g, h, ALIVE] != 0 and ui[g, h, TEAM] != team and frame - hf[g, h, HERO_ATTACK_FRAME] < 10 \
+                    and hf[g, h, HERO_ATTACK_FRAME] > 0 and dist2(uf, g, u, h) <= reach * reach:
+                t = h
+                break
     if t >= 0 and (not can_be_attacked(ui, g, t) or ui[g, t, INVISIBLE] > 0 or dist2(uf, g, u, t) > reach * reach):
         t = -1
     if t < 0:
-        t = nearest_enemy(S, g, u, reach, True, False)
+        t = pick_target(S, g, u, reach, True) if dota_lane(D, g) else nearest_enemy(S, g, u, reach, True, False)
     ui[g, u, TARGET] = t
     if t >= 0:
         attack_or_approach(S, D, g, u, t, False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from fivestack.game.jit import kernel
+from fivestack.game.kernels.aggro import call_for_help
 from fivestack.game.kernels.constants import HULL
 from fivestack.game.kernels.helpers import clampf, dist2, walkable
 from fivestack.game.kernels.spatial import can_be_attacked
@@ -174,6 +175,7 @@ def attack_or_approach(S, D, g, u, t, may_move):
             deal_damage(S, g, u, t, dmg, 0)
         uf[g, u, ATTACK_READY] = uf[g, u, ATTACK_PERIOD] * FRAMES_PER_SECOND
         ui[g, u, INVISIBLE] = 0  # attacking reveals the attacker
+        call_for_help(S, D, g, u, t)  # dota_lane: the victim's idle lane creeps nearby answer
         if u < N_HEROES and t < N_HEROES:
             hf[g, u, HERO_ATTACK_FRAME] = gi[g, G_FRAME]
     return True

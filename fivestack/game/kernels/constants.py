@@ -15,6 +15,7 @@ SHOP_RADIUS = 1500.0
 HULL = 40.0  # attack reach beyond the attack range
 TEAM_GOLD_FOR_BUILDING = 1  # buildings pay their bounty to every hero of the enemy team
 WAYPOINT_REACHED = 150.0
+LANE_RETURN = 200.0  # dota_lane: a lane creep this far off its lane's path walks back to it before walking on
 LANE_ASSIGNMENT_SECONDS = 600.0  # the lane-assignment event counts during the first 10 minutes
 LANE_ASSIGNMENT_DISTANCE = 1500.0
 MAX_LEVEL = 25

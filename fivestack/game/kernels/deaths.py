@@ -10,12 +10,14 @@ from fivestack.game.kernels.creation import update_protection
 from fivestack.game.kernels.helpers import dist2, team_of_hero
 from fivestack.game.kernels.progression import give_gold, share_xp
 from fivestack.game.layout import (
-    ACTIVE, AEGIS, ALIVE, ASSISTS, BOUNTY_GOLD, BOUNTY_XP, DEATHS, DENIES, EV_ANCIENT_LOST, EV_BARRACKS_LOST,
+    ACTIVE, AEGIS, ALIVE, ASSISTS, BOUNTY_GOLD, BOUNTY_XP, DEATHS, DEATHS_TO_CREEPS, DEATHS_TO_HEROES, DEATHS_TO_TOWERS,
+    DENIES, EV_ANCIENT_LOST, EV_BARRACKS_LOST,
     EV_COURIER_DEATH, EV_DENY, EV_HERO_DEATH, EV_KILLED_HERO, EV_LAST_HIT, EV_MEGAS, EV_T1_LOST, EV_WIN,
     FRAMES_PER_SECOND, G_AEGIS_ON_GROUND, G_BARRACKS_LOST0, G_BIG_RESPAWN, G_COURIER_RESPAWN0, G_DONE, G_FRAME,
     G_KILLS0, G_MEGAS0, G_MODE, G_SUPER0, G_TOWERS_LOST0, G_WINNER, HEROES_PER_TEAM, HP, HP_MAX, KILLER,
     INVISIBLE, KILLER_HERO, KILLS, KIND, K_ANCIENT, K_BARRACKS, K_BIG_NEUTRAL, K_COURIER, K_CREEP_MELEE, K_CREEP_RANGED,
-    K_CREEP_SIEGE, K_HERO, K_TOWER, LANE, LAST_HERO, LAST_HERO_FRAME, LAST_HITS, LEVEL, MANA, MANA_MAX, MAX_UNITS,
+    K_CREEP_SIEGE, K_FOUNTAIN, K_HERO, K_TOWER, LANE, LAST_HERO, LAST_HERO_FRAME, LAST_HITS, LEVEL, LIFETIME, MANA,
+    MANA_MAX, MAX_UNITS,
     MODE_1V1_MID, NEUTRAL_TEAM, ORDER, O_NONE, RESPAWN, SUBTYPE, TARGET, TEAM, X, Y,
 )
 from fivestack.game.patch import (
@@ -52,6 +54,15 @@ def kill_hero(S, D, g, v):
     ui[g, v, TARGET] = -1
     hi[g, v, DEATHS] += 1
     ev[g, v, EV_HERO_DEATH] += 1.0
+    blow = ui[g, v, KILLER]
+    if blow >= 0:
+        blow_kind = ui[g, blow, KIND]
+        if blow_kind == K_HERO or ui[g, blow, LIFETIME] > 0:
+            hi[g, v, DEATHS_TO_HEROES] += 1
+        elif blow_kind == K_CREEP_MELEE or blow_kind == K_CREEP_RANGED or blow_kind == K_CREEP_SIEGE:
+            hi[g, v, DEATHS_TO_CREEPS] += 1
+        elif blow_kind == K_TOWER or blow_kind == K_FOUNTAIN:
+            hi[g, v, DEATHS_TO_TOWERS] += 1
     level = hi[g, v, LEVEL]
     hf[g, v, RESPAWN] = rules[R_RESPAWN_BASE] + rules[R_RESPAWN_LVL] * level
     vteam = team_of_hero(v)

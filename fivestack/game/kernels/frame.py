@@ -18,7 +18,7 @@ from fivestack.game.kernels.spatial import build_grid
 from fivestack.game.kernels.spawning import pick_up, spawn_runes, spawn_wave
 from fivestack.game.kernels.stats import net_worth_leader
 from fivestack.game.layout import (
-    AURA_REGEN, INVISIBLE, LIFETIME, ABILITY_CD, ACTIVE, AEGIS, ALIVE, ATTACK_READY, BUFF, BUYBACK_CD, CAMP_SIZE, DOT, DOT_DPS, DOT_SOURCE,
+    AGGRO_COOLDOWN, AURA_REGEN, INVISIBLE, LIFETIME, ABILITY_CD, ACTIVE, AEGIS, ALIVE, ATTACK_READY, BUFF, BUYBACK_CD, CAMP_SIZE, DOT, DOT_DPS, DOT_SOURCE,
     DOUBLE_DAMAGE, DT, FRAMES_PER_SECOND, G_BIG_RESPAWN, G_DONE, G_FRAME, G_GLYPH_CD0, G_MAX_FRAMES, G_MODE, HASTE,
     HP, HP_MAX, HP_REGEN, INVULN, IT_COOLDOWN, KIND, K_BIG_NEUTRAL, K_CREEP_MELEE, K_CREEP_RANGED, K_CREEP_SIEGE,
     K_FOUNTAIN, K_HERO, K_NEUTRAL, K_TOWER, MANA, MANA_BUFF, MANA_MAX, MANA_REGEN, MANA_RESTORE, MAX_PROJECTILES,
@@ -132,6 +132,8 @@ def frame_update(S, D, g):
         for s in range(N_ITEM_SLOTS):
             if S.items[g, h, s, IT_COOLDOWN] > 0:
                 S.items[g, h, s, IT_COOLDOWN] -= 1
+        if hi[g, h, AGGRO_COOLDOWN] > 0:
+            hi[g, h, AGGRO_COOLDOWN] -= 1
         if hf[g, h, BUYBACK_CD] > 0.0:
             hf[g, h, BUYBACK_CD] = max(0.0, hf[g, h, BUYBACK_CD] - DT)
         if hf[g, h, AEGIS] > 0.0:
