@@ -32,7 +32,7 @@ import numpy as np
 from fivestack.game.heroes import HEROES, Ability, Hero
 from fivestack.game.layout import T_NONE, T_POINT, T_UNIT
 
-PATCH_VERSION = "0.1"  # the default game, the one every benchmark measures
+PATCH_VERSION = "1.0"  # the default game, the one every benchmark measures (1.0: the lane as Dota plays it)
 
 # what an item's active does (the item table's ``active`` column)
 ACT_NONE, ACT_HEAL_OVER_TIME, ACT_MANA_OVER_TIME, ACT_TELEPORT, ACT_BLINK, ACT_STUN, ACT_AREA_HEAL = 0, 1, 2, 3, 4, 5, 6

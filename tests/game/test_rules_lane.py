@@ -58,7 +58,7 @@ def target(game, u: int) -> int:
     return int(game.state.ui[G, u, TARGET])
 
 
-def test_patch_1_0_is_the_default_and_holds_the_lane_and_the_turned_view():
+def test_patch_1_0_holds_the_lane_and_the_turned_view():
     assert PATCHES["1.0"].features == ("team_frame", "dota_lane")
     assert (RULES.creep_repick, RULES.creep_aggro_time, RULES.creep_aggro_cooldown) == (1.0, 2.3, 3.0)
     assert (RULES.creep_aggro_radius, RULES.call_for_help_radius, RULES.creep_leash) == (500.0, 600.0, 2.0)

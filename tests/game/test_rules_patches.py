@@ -20,7 +20,7 @@ from fivestack.game.layout import (
     A_ATTACK, A_HOLD, ACTIVE, ALIVE, DENIES, DIRE, FRAMES_PER_SECOND, FRAMES_PER_STEP, G_FRAME, GOAL_X, GOAL_Y, GOLD, HP,
     K_CREEP_MELEE, K_NEUTRAL, LAST_HITS, NEUTRAL_TEAM, RADIANT, SLOT_CREEPS, SLOT_NEUTRALS, STUN, X, Y,
 )
-from fivestack.game.patch import CK, CREEPS, F_MANUAL_ATTACK, F_RICH_CREEPS, FEATURES, PATCH_VERSION, PATCHES, Patch, Rules, \
+from fivestack.game.patch import CK, CREEPS, F_DOTA_LANE, F_MANUAL_ATTACK, F_RICH_CREEPS, F_TEAM_FRAME, FEATURES, PATCH_VERSION, PATCHES, Patch, Rules, \
     feature_mask, patch_features
 
 RULES = Rules()
@@ -54,10 +54,12 @@ def last_hit(game: GameBatch, team: int, kind: str, row: str | None = None, unit
 
 # ---------------------------------------------------------------------------------------------- the registry
 def test_patch_versions_and_their_features():
-    """0.1 (the default) has no features; 0.2 has rich_creeps; an unknown version or feature is one error."""
-    assert PATCH_VERSION == "0.1" and GameConfig().patch == "0.1"
+    """1.0 (the default) has team_frame and dota_lane; 0.1 has no features; 0.2 has rich_creeps; an unknown version
+    or feature is one error."""
+    assert PATCH_VERSION == "1.0" and GameConfig().patch == "1.0"
     assert sorted(PATCHES) == ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"]
-    assert patch_features("0.1") == 0 and Patch().features == 0
+    assert Patch().features == patch_features("1.0") == F_TEAM_FRAME | F_DOTA_LANE
+    assert patch_features("0.1") == 0 and Patch("0.1").features == 0
     assert patch_features("0.2") == F_RICH_CREEPS == FEATURES["rich_creeps"].bit == 1
     assert feature_mask(["rich_creeps"]) == 1 and feature_mask([]) == 0
     with pytest.raises(ValueError, match="patch '9.9' is not available"):
@@ -70,7 +72,7 @@ def test_a_batch_mixes_games_with_and_without_the_feature():
     """Every game starts with its patch's features unless its reset names its own; a reset of some games
     leaves the others' features as they were."""
     assert (GameBatch(3, GameConfig(patch="0.2")).features == 1).all()
-    env = BatchedEnv(4, GameConfig(mode="1v1"))
+    env = BatchedEnv(4, GameConfig(mode="1v1", patch="0.1"))
     env.reset(5)
     assert env.game.features.tolist() == [0, 0, 0, 0]
     env.reset_games([1, 3], [10, 11], features=[F_RICH_CREEPS, 0])
