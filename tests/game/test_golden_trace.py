@@ -14,6 +14,10 @@ Both were re-taken when two rule bugs were fixed: Ember Field became a burning g
 units that walk out stop) and the poultice and the clear_draught got a timer each; the state gained columns
 (hi GROUND_*, hf GROUND_X/Y, ui DOT_GROUND, MANA_RESTORE), so every state hash changed; the 1v1 observation
 hash stayed the same (its two Bulwarks play the same game as before), the 5v5 ones changed with the games.
+The state hashes were re-taken when the state gained the columns of the lane as Dota plays it (ui AGGRO_LEFT,
+LOST_FRAMES; hi AGGRO_COOLDOWN, DEATHS_TO_*): on patch 0.1 the digest of the state cut to the columns it had before,
+and every observation hash, stayed the same. All were re-taken when patch 1.0 (team_frame and dota_lane) became the
+default game; the trace ``1v1-patch-0.1`` pins the old game's rules, which old runs and replays keep.
 """
 
 from __future__ import annotations
@@ -28,22 +32,26 @@ from fivestack.bots.scripted import ScriptedTeam
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
 from fivestack.game.layout import ACT_TARGET, N_ACTION_FIELDS, N_HEROES
+from fivestack.game.patch import PATCH_VERSION
 
 STEPS = 2_000
 SEED = 1234
 
-# (mode, Radiant, Dire, steps): the issue's 2,000-step 5v5 game, the same in 1v1, and a 33-minute scripted
-# game (15,000 steps) in which towers fall and super creeps spawn, so the late-game rules are covered too.
+# (mode, Radiant, Dire, steps, patch): the issue's 2,000-step 5v5 game, the same in 1v1, a 33-minute scripted
+# game (15,000 steps) in which towers fall and super creeps spawn, so the late-game rules are covered too, all on the
+# default game; and the 1v1 game on patch 0.1, whose rules earlier runs and replays still play.
 TRACES = {
-    "5v5": ("5v5", "scripted", "random", STEPS),
-    "1v1": ("1v1", "scripted", "random", STEPS),
-    "5v5-scripted-33min": ("5v5", "scripted", "scripted", 15_000),
+    "5v5": ("5v5", "scripted", "random", STEPS, PATCH_VERSION),
+    "1v1": ("1v1", "scripted", "random", STEPS, PATCH_VERSION),
+    "5v5-scripted-33min": ("5v5", "scripted", "scripted", 15_000, PATCH_VERSION),
+    "1v1-patch-0.1": ("1v1", "scripted", "random", STEPS, "0.1"),
 }
 GOLDEN = {
-    "1v1": {"state": "3879a1d524b647753a7d57aa0db7450c", "observation": "ffccbf3bfcafa1e3e8c9d13bc54f8e76"},
-    "5v5": {"state": "b4f6ce24a2de91d637359710b3d23a23", "observation": "8f1bc6f39d2d6f57a663880f206d6366"},
-    "5v5-scripted-33min": {"state": "34e94775a9d604123ca9754da01bbd75",
-                           "observation": "59e80e991ffb96bf674602db19e7cf9b"},
+    "1v1": {"state": "83e7b8f9f63cdc375b01898beb6d4ba7", "observation": "b48d6168a68007135e8b27cd67676d2f"},
+    "1v1-patch-0.1": {"state": "ae6ea870661dea01ae0962675fd0a0c8", "observation": "ffccbf3bfcafa1e3e8c9d13bc54f8e76"},
+    "5v5": {"state": "e40e60c275f870b4bf2e704a741ee04b", "observation": "214835caac59ec8fac585494f14788ea"},
+    "5v5-scripted-33min": {"state": "38a39f12fd4acdfccc4fc0927b6ae8c2",
+                           "observation": "ceacc48b46ef500bbf3a30189e70eed4"},
 }
 
 
@@ -87,9 +95,9 @@ class _Random:
 
 def play_trace(name: str) -> dict[str, str]:
     """Two seeded games with the training-time build randomisation on; the digest of state and observation."""
-    mode, radiant_name, dire_name, steps = TRACES[name]
+    mode, radiant_name, dire_name, steps, patch = TRACES[name]
     agents = {"scripted": _Scripted, "random": _Random}
-    env = BatchedEnv(2, GameConfig(mode=mode, training=True, max_seconds=7200.0))
+    env = BatchedEnv(2, GameConfig(mode=mode, training=True, max_seconds=7200.0, patch=patch))
     env.reset(SEED)
     radiant, dire = agents[radiant_name](0, seed=SEED), agents[dire_name](1, seed=SEED + 1)
     for _ in range(steps):
