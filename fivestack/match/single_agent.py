@@ -209,7 +209,7 @@ class Encoding:
                 if name == "units":
                     part = part[:, self.slots]
                 elif name == "allied_heroes":
-                    part = part[:, heroes[0] % HEROES_PER_TEAM] if m else part[:, :self.k]
+                    part = part[:, self.heroes[0]]  # the team's rows of its heroes in play (0..K-1 on both sides)
                 elif name in EVERY_HERO_GROUPS:
                     part = part[:, self.in_play]
             parts.append(part.reshape(m, -1).astype(np.float32, copy=False))
