@@ -63,9 +63,9 @@ they spawned), not nearest first; only when more than 120 are seen are the 120 n
 in unit-index order (``env.obs_slots.select_slots``). A cut to the first ``creep_slots`` keeps the oldest creeps the
 team sees.
 
-Sides: on a patch without the ``team_frame`` feature (the default patch), Dire sees the map in the map's own
-frame, so the learner meets two mirror images of one situation; on a patch with it, Dire's view is turned and this
-env turns Dire's offset actions back (as ``Policy.head_logits`` does), so that the learner acts in the frame it sees.
+Sides: on a patch without the ``team_frame`` feature (0.1-0.8), Dire sees the map in the map's own frame, so the
+learner meets two mirror images of one situation; on a patch with it (0.9, 1.0), Dire's view is turned and this env
+turns Dire's offset actions back (as ``Policy.head_logits`` does), so that the learner acts in the frame it sees.
 """
 
 from __future__ import annotations
