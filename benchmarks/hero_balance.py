@@ -10,7 +10,7 @@ sides), with a 95% Wilson interval; the balance bar is every hero inside [35%, 6
 The seeds start at ``SEED_BASE`` (7,300,000): no tuning of the heroes used them, so the figure is not fitted
 to them (re-check on others with ``--seed-base``).
 
-Usage: ``python benchmarks/hero_balance.py [--games N] [--batch B] [--max-seconds S] [--seed-base K]
+Usage: ``python benchmarks/hero_balance.py [--games N] [--batch B] [--max-seconds S] [--seed-base K] [--patch V]
 [--out FILE.json] [--markdown]`` (``--markdown`` prints the table of docs/benchmarks.md on stderr as well).
 """
 
@@ -24,9 +24,9 @@ import time
 import numpy as np
 from rich.progress import Progress
 
-from bot_matches import play_batch, wilson
+from bot_matches import Settings, play_batch, wilson
 from fivestack.bots.scripted import ScriptedTeam
-from fivestack.game.patch import HEROES
+from fivestack.game.patch import HEROES, PATCH_VERSION
 
 SEED_BASE = 7_300_000
 BAR = (0.35, 0.65)
@@ -70,6 +70,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=100, help="games stepped together (default 100)")
     ap.add_argument("--max-seconds", type=float, default=3600.0, help="game time limit (default 3600)")
     ap.add_argument("--seed-base", type=int, default=SEED_BASE, help=f"first seed (default {SEED_BASE})")
+    ap.add_argument("--patch", default=PATCH_VERSION, help=f"patch version (default {PATCH_VERSION}, the default game)")
     ap.add_argument("--out", default=None, help="also write the result to this JSON file")
     ap.add_argument("--markdown", action="store_true", help="print the docs/benchmarks.md table on stderr")
     args = ap.parse_args(argv)
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
         for first in range(0, args.games, args.batch):
             seeds = args.seed_base + np.arange(first, min(first + args.batch, args.games))
             r = play_batch(seeds, ScriptedTeam(0, seed=1), ScriptedTeam(1, seed=2), args.max_seconds,
-                           lineups="random")
+                           settings=Settings(lineups="random", patch=args.patch))
             types.append(r["hero_types"])
             winners.append(r["winner"])
             dones.append(r["done"])
@@ -94,7 +95,7 @@ def main(argv=None) -> int:
     rates = [r["win_rate"] for r in rows if r["win_rate"] is not None]
     result = {
         "games": args.games, "seeds": f"{args.seed_base}..{args.seed_base + args.games - 1}",
-        "max_seconds": args.max_seconds, "heroes": len(HEROES),
+        "max_seconds": args.max_seconds, "heroes": len(HEROES), "patch": args.patch,
         "decided_share": round(float((done == 1).mean()), 4),
         "radiant_win_share": round(float(((done == 1) & (winner == 0)).mean()), 4),
         "mean_minutes": round(float(np.concatenate(minutes).mean()), 2),

@@ -92,9 +92,11 @@ class BatchedEnv:
     def _check_features(self, features) -> None:
         features = np.asarray(features, np.int64).reshape(-1)
         if ((features & F_TEAM_FRAME) != (self.game.patch.features & F_TEAM_FRAME)).any():
+            fix = (f"patch {self.config.patch} has it, so add it to every game's features (F_TEAM_FRAME)"
+                   if self.game.patch.features & F_TEAM_FRAME else
+                   f"play a patch with it (0.9, 1.0), or leave it out of the features of patch {self.config.patch}")
             raise ValueError(f"game feature 'team_frame' is every game's or none's (the policy turns its actions "
-                             f"by its patch): play patch 0.9 for it, or leave it out of the features of patch "
-                             f"{self.config.patch}")
+                             f"by its patch): {fix}")
         missing = int(np.bitwise_or.reduce(features, initial=0)) & OBSERVATION_BITS & ~self._observed
         if missing:
             names = [f.name for f in FEATURES.values() if f.bit & missing]

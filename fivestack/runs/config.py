@@ -52,8 +52,8 @@ class GameSettings:
     randomise: bool = setting(False, "domain randomisation: lanes, start health/mana/gold, big neutral health (Rules "
                                      "random_*)")
     lineups: str = setting("fixed", "fixed: the patch's first five, both sides; random: drawn per game from the pool")
-    patch: str = setting(PATCH_VERSION, "the patch version of every training game, one of game.patch.PATCHES: "
-                                        + ", ".join(PATCHES) + f" (default {PATCH_VERSION}, the lane as Dota's)")
+    patch: str = setting(PATCH_VERSION, "patch version of every training game (game.patch.PATCHES): "
+                                        + ", ".join(PATCHES))
     move_goals: str = setting(PAPER_MOVE_GOALS, "how far a move order reaches: grid, the paper's 600 units; reach, "
                                                 "up to 9600 per axis (layout.MOVE_GOALS)")
     duel_kills: int = setting(DUEL_KILLS, "1v1: hero kills that end a training game (the paper's: 2); 0: only the "

@@ -92,4 +92,4 @@ def test_a_game_without_the_bit_shows_zero_and_an_env_without_the_column_refuses
     env.game.state.uf[G, 0, ATTACK_READY] = 20.0
     assert shown(env, RADIANT, 0) == 0.0
     with pytest.raises(ValueError, match="attack_ready.*patch 0.1.*0.4"):
-        BatchedEnv(1, GameConfig()).reset(seed=0, features=F_ATTACK_READY)
+        BatchedEnv(1, GameConfig(patch="0.1")).reset(seed=0, features=F_ATTACK_READY)

@@ -75,4 +75,4 @@ def test_a_game_without_the_bit_shows_zero_and_an_env_without_the_column_refuses
     see(env.game)
     assert encode(env).tolist() == [0.0, 0.0]
     with pytest.raises(ValueError, match="creep_balance.*patch 0.1.*0.3"):
-        BatchedEnv(1, GameConfig()).reset(seed=0, features=F_CREEP_BALANCE)
+        BatchedEnv(1, GameConfig(patch="0.1")).reset(seed=0, features=F_CREEP_BALANCE)

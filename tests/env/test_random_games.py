@@ -10,19 +10,24 @@ from fivestack.env.spaces import AX_LANE, AX_LANE_DISTANCE
 from fivestack.game.engine import GameConfig
 from fivestack.game.lanes import lane_distance
 from fivestack.game.layout import ACTIVE, ASSIGNED_LANE, HERO_TYPE, X, Y
+from fivestack.game.patch import F_TEAM_FRAME
 
 
 def test_each_hero_observes_its_drawn_lane():
+    """Each hero sees its lane one-hot; Dire, whose view is turned half a turn on the default patch (team_frame),
+    sees top and bottom swapped, as Radiant would name them."""
     env = BatchedEnv(6, GameConfig(randomise=True))
     obs = env.reset(40)
+    turned = bool(env.game.patch.features & F_TEAM_FRAME)
     hi, uf = env.game.state.hi, env.game.state.uf
     assert len({tuple(row) for row in hi[:, :, ASSIGNED_LANE].tolist()}) == 6  # drawn per game
     for g in range(6):
         for h in range(10):
             team, j = divmod(h, 5)
             lane = hi[g, h, ASSIGNED_LANE]
+            seen = 2 - lane if team == 1 and turned else lane
             assert obs["allied_heroes"][g, team, j, AX_LANE:AX_LANE + 3].tolist() == \
-                [float(k == lane) for k in range(3)]
+                [float(k == seen) for k in range(3)]
             distance = lane_distance(env.game.data.lanes, lane, uf[g, h, X], uf[g, h, Y]) / 2000.0
             assert np.isclose(obs["allied_heroes"][g, team, j, AX_LANE_DISTANCE], distance)
 

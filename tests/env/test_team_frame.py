@@ -154,6 +154,7 @@ def test_the_feature_is_every_games_or_none():
     with pytest.raises(ValueError, match="team_frame"):
         plain.reset(seed=0, features=np.array([F_TEAM_FRAME]))
     config = TrainConfig()
+    config.game.patch = "0.1"
     config.anneal.feature = "team_frame"
     with pytest.raises(ConfigError, match="anneal.feature 'team_frame' cannot be annealed"):
         validate(config)

@@ -11,7 +11,7 @@ import torch
 
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import GameConfig
-from fivestack.game.patch import F_MANUAL_ATTACK
+from fivestack.game.patch import F_MANUAL_ATTACK, PATCH_VERSION, patch_features
 from fivestack.match.agents import PolicyTeamAgent, build_agent, trained_game
 from fivestack.match.games import play_games
 from fivestack.model.policy import Policy, PolicyConfig
@@ -78,12 +78,12 @@ def test_a_policys_games_play_its_patchs_rules_and_a_ladder_plays_its_own(run_on
     assert {p for b in bots for p in b.patches} == {"0.5"} and {f for b in bots for f in b.features} == {F_MANUAL_ATTACK}
     default = GameSpy(scripted(0))
     play_games(lambda side: default if side == 0 else scripted(1), scripted, 1, "1v1", 10.0)
-    assert default.patches == {"0.1"} and default.features == {0}
+    assert default.patches == {PATCH_VERSION} and default.features == {patch_features(PATCH_VERSION)}
 
 
 @pytest.mark.parametrize("name, trained, default, why", [
     ("move_goals", "reach", "grid", "its move orders would mean other places"),
-    ("patch", "0.4", "0.1", "its inputs would have other columns and the game other rules than the ones it learnt"),
+    ("patch", "0.4", PATCH_VERSION, "its inputs would have other columns and the game other rules than the ones it learnt"),
 ])
 def test_a_policy_refuses_a_game_made_otherwise_and_policies_of_two_games_cannot_meet(name, trained, default, why):
     policy = Policy(PolicyConfig(lstm_size=16), trained if name == "patch" else None).eval()
@@ -94,7 +94,7 @@ def test_a_policy_refuses_a_game_made_otherwise_and_policies_of_two_games_cannot
                                           rf"make the game with GameConfig\({name}='{trained}'\)"):
         agent.act(env)
     plain = PolicyTeamAgent(1, Policy(PolicyConfig(lstm_size=16)).eval(), "1v1")
-    assert trained_game([plain, scripted(0)]) == {"move_goals": "grid", "patch": "0.1"}
+    assert trained_game([plain, scripted(0)]) == {"move_goals": "grid", "patch": PATCH_VERSION}
     assert trained_game([agent, scripted(1)])[name] == trained and trained_game([scripted(1)]) == {}
     with pytest.raises(ValueError, match=rf"different {name} \({', '.join(sorted((default, trained)))}\): a game "
                                           rf"has one"):

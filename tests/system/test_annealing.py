@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from fivestack.game.patch import F_RICH_CREEPS
+from fivestack.game.patch import F_RICH_CREEPS, PATCH_VERSION, patch_features
 from fivestack.model.policy import Policy
 from fivestack.system.annealing import Annealing, anneal_share, draw_features
 from fivestack.runs.config import ConfigError, load_config
@@ -118,6 +118,7 @@ def test_config_keys_are_checked():
 
 # ---------------------------------------------------------------------------------------------- real rollouts
 VERSIONS = 8  # 0 -> 100% over 8 versions: 0, 0.125, ..., 1
+BASE = patch_features(PATCH_VERSION)  # the default game's own features, in every game whether annealed or not
 
 
 def test_the_share_of_rollout_games_with_the_feature_follows_the_schedule():
@@ -139,17 +140,17 @@ def test_the_share_of_rollout_games_with_the_feature_follows_the_schedule():
         shares.append(worker.feature_share)
         started.append(info["games_started"])
         with_feature.append(info["games_with_feature"])
-        played += sum(game["features"] == F_RICH_CREEPS for game in info["games"])
-        assert {game["features"] for game in info["games"]} <= {0, F_RICH_CREEPS}
+        played += sum(game["features"] == BASE | F_RICH_CREEPS for game in info["games"])
+        assert {game["features"] for game in info["games"]} <= {BASE, BASE | F_RICH_CREEPS}
     assert shares == pytest.approx([v / VERSIONS for v in range(VERSIONS + 1)])
     assert started == [80] + [64] * VERSIONS
     assert with_feature[0] == 0 and with_feature[-1] == started[-1]
-    assert (worker.env.game.features == F_RICH_CREEPS).all()  # the games running now began at 100%
+    assert (worker.env.game.features == BASE | F_RICH_CREEPS).all()  # the games running now began at 100%
     for n, k, p in zip(started, with_feature, shares):
         assert abs(k - n * p) <= 4 * math.sqrt(n * p * (1 - p)), (n, k, p)
     n, k, p = np.array(started), np.array(with_feature), np.array(shares)
     assert abs(k.sum() - (n * p).sum()) <= 3 * math.sqrt((n * p * (1 - p)).sum())
-    assert played + int((worker.env.game.features == F_RICH_CREEPS).sum()) == k.sum()
+    assert played + int((worker.env.game.features == BASE | F_RICH_CREEPS).sum()) == k.sum()
 
 
 def test_without_an_annealed_feature_no_game_has_it_and_nothing_is_drawn():
@@ -158,7 +159,7 @@ def test_without_an_annealed_feature_no_game_has_it_and_nothing_is_drawn():
     worker = RolloutWorker(config, seed=4, feature_share=1.0)  # a share without a feature does nothing
     info = worker.collect(Inference(Policy(config.policy), seed=0), team_spirit=0.3).info
     assert info["games_with_feature"] == 0 and info["games_started"] == 4 + len(info["games"]) > 4  # all counted
-    assert all(game["features"] == 0 for game in info["games"]) and (worker.env.game.features == 0).all()
+    assert all(game["features"] == BASE for game in info["games"]) and (worker.env.game.features == BASE).all()
     assert worker.feature_rng.bit_generator.state == np.random.default_rng([4, 0xFEA7]).bit_generator.state
 
 

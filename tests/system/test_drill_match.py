@@ -168,16 +168,17 @@ def test_an_episode_counts_once_and_a_new_game_begins_the_next():
 
 @pytest.mark.parametrize("name", ["hold", "duel"])
 def test_do_nothing_never_succeeds(name):
-    """A hero that stands in its fountain: against scripted-weak it wins by the bot's deaths (so 'won' alone would
-    pass it) but has no last hits; against scripted it does not win. Measured under the paper's 1v1 rule even when
-    training lets kills not end the game (``game.duel_kills = 0``): the weak bot's two deaths still end each game."""
+    """A hero that stands in its fountain: against scripted-weak it wins some games by the bot's deaths (so 'won'
+    alone would pass it: 1 of these 6 on the default lane, where creeps no longer chase the weak bot down; 6 of 6 on
+    patch 0.1's) but has no last hits; against scripted it does not win. Measured under the paper's 1v1 rule even
+    when training lets kills not end the game (``game.duel_kills = 0``): the weak bot's two deaths still end a game."""
     figure = drill_success(do_nothing, match_config(name, "game.duel_kills=0"), episodes=6, seed=5)
     assert figure["episodes"] == 6 and figure["success"] == 0.0
     assert figure["last_hits"] == 0.0
     if name == "duel":
         assert figure["won"] == 0.0
     else:
-        assert figure["won"] == 1.0  # by kills: with duel_kills 0 no game would be won by the bot's deaths
+        assert figure["won"] > 0.0  # by kills: with duel_kills 0 no game would be won by the bot's deaths
 
 
 @pytest.mark.parametrize("overrides, key", [

@@ -5,6 +5,7 @@ another model or game, or a missing one, is one clear error before any run folde
 import pytest
 import torch
 
+from fivestack.game.patch import PATCH_VERSION
 from fivestack.runs.checkpoints import latest_checkpoint, load_checkpoint, read_snapshot, snapshot_path
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.system.serial import SerialRunner
@@ -91,7 +92,7 @@ def test_a_version_of_another_model_or_game_or_none_at_all_is_one_clear_error(so
     with pytest.raises(ConfigError, match=r"policy.lstm_size = 16 there, 32 here.*set policy.lstm_size as that "
                                           r"run's, or run.init_from='' for fresh weights"):
         start(f"run.init_from='{source.run_dir}'", "policy.lstm_size=32")
-    with pytest.raises(ConfigError, match=r"game.patch = '0.1' there, '0.9' here"):
+    with pytest.raises(ConfigError, match=rf"game.patch = '{PATCH_VERSION}' there, '0.9' here"):
         start(f"run.init_from='{source.run_dir}'", "game.patch='0.9'")
     with pytest.raises(ConfigError, match=r"run.init_from: .*has no version 7; versions stored: 0, 4"):
         start(f"run.init_from='{source.run_dir}:7'")
