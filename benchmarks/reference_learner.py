@@ -24,6 +24,8 @@ point is one JSON line, on stdout and appended to ``--out``, with the training s
 agent-steps per second of training, the training games' results since the last point, the invalid-action share
 of the learner's actions since the last point, and the last update's losses. The model and its normaliser are
 saved at each point under ``--save-dir`` (``model_AGENTSTEPS.zip``, ``vecnormalize_AGENTSTEPS.pkl``).
+
+    python benchmarks/reference_learner.py --table SEED0.jsonl SEED1.jsonl    # the points as a markdown table
 """
 
 from __future__ import annotations
@@ -113,7 +115,34 @@ class TrainingGames(BaseCallback):
         return out
 
 
+def pct(rate: float) -> str:
+    return f"{100 * rate:.1f}%"
+
+
+def table(paths: list[str]) -> str:
+    """The points of the JSON-lines files ``paths`` (one per seed) as a markdown table, one row per point and seed."""
+    rows = ["| agent-steps | seed | games per bot | vs random (draws) | vs scripted [95% CI] (draws) | deaths a game vs "
+            "scripted, learner / bot | last hits vs scripted, learner / bot | training games won / undecided | "
+            "invalid actions | agent-steps/s (load) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    points = [json.loads(line) for path in paths for line in Path(path).read_text().splitlines() if line.strip()]
+    for p in sorted(points, key=lambda p: (p["point"], p["seed"])):
+        ci = p["ci95_vs_scripted"]
+        stats = p["team_stats_vs_scripted"]
+        rows.append(f"| {p['agent_steps'] / 1e6:.2f}M | {p['seed']} | {p['eval_games']} | "
+                    f"{pct(p['win_rate_vs_random'])} ({pct(p['draw_rate_vs_random'])}) | "
+                    f"{pct(p['win_rate_vs_scripted'])} [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}] "
+                    f"({pct(p['draw_rate_vs_scripted'])}) | {stats['deaths'][0]:.2f} / {stats['deaths'][1]:.2f} | "
+                    f"{stats['last_hits'][0]:.1f} / {stats['last_hits'][1]:.1f} | "
+                    f"{pct(p['train_win_rate'])} / {pct(p['train_draw_rate'])} of {p['train_games']} | "
+                    f"{100 * p['invalid_action_share']:.2f}% | {p['agent_steps_per_second']:,.0f} "
+                    f"({p['load_average'][0]:.1f}) |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> None:
+    if argv is None and sys.argv[1:2] == ["--table"]:  # python benchmarks/reference_learner.py --table SEED0.jsonl ...
+        print(table(sys.argv[2:]))
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--agent-steps", type=int, default=None, help="budget (default: the last point)")
