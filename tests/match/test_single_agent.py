@@ -63,7 +63,7 @@ def test_rewards_equal_the_trainers_for_the_same_game_and_actions():
     def infer(request):
         actions = random_valid_actions(request.obs, rng)
         played.append(actions.copy())
-        views.append(request.obs["primary_mask"].copy())
+        views.append({name: request.obs[name].copy() for name in ("primary_mask", "units", "unit_rel")})
         rows, k = actions.shape[:2]
         zeros = np.zeros((rows, k), np.float32)
         state = tuple(np.zeros_like(s) for s in request.state)
@@ -75,10 +75,16 @@ def test_rewards_equal_the_trainers_for_the_same_game_and_actions():
     games.restart(np.arange(3), seeds=first_seeds, sides=learner_side)
     rows = 2 * np.arange(3) + learner_side
     moved = 0.0
+    turned = games.env.turned_teams().reshape(3, 2)[np.arange(3), learner_side]
     for i, trainer_reward in enumerate(worker.rewards):
-        obs = games.observe()
-        assert np.array_equal(obs["primary_mask"], views[i][:, 0])  # the request held the learner rows, game order
-        _, reward, terminated, truncated, infos = games.step(played[i].reshape(3, -1))
+        obs = games.observe()  # the request held the learner rows, in game order: the same games, seen the same
+        assert np.array_equal(obs["primary_mask"], views[i]["primary_mask"][:, 0])
+        assert np.array_equal(obs["units"], views[i]["units"])
+        assert np.array_equal(obs["unit_rel"], views[i]["unit_rel"][:, 0])
+        actions = played[i].copy()  # the rollout's actions are in the map's frame; the env takes the learner's own
+        actions[turned, :, 3:5] = np.where(actions[turned, :, :1] != 0, 8 - actions[turned, :, 3:5],
+                                           actions[turned, :, 3:5])
+        _, reward, terminated, truncated, infos = games.step(actions.reshape(3, -1))
         assert not (terminated | truncated).any()
         assert np.array_equal(reward, trainer_reward[rows, 0]), i
         moved += np.abs(reward).sum()
