@@ -105,12 +105,13 @@ def test_the_reward_is_zero_sum():
     assert (total < 0).all(), total  # the opponent's gains are the learner's losses (zero-sum)
 
 
-@pytest.mark.parametrize("obs, masks", [("flat", "union"), ("dict", "joint")])
-def test_gymnasium_and_sb3_check_env_pass(obs, masks):
+@pytest.mark.parametrize("mode, obs, masks", [("1v1", "flat", "union"), ("1v1", "dict", "joint"),
+                                             ("5v5", "dict", "union")])
+def test_gymnasium_and_sb3_check_env_pass(mode, obs, masks):
     from gymnasium.utils.env_checker import check_env as gymnasium_check_env
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    env = SingleAgentEnv("random", obs=obs, masks=masks, seed=1)
+    env = SingleAgentEnv("random", mode=mode, obs=obs, masks=masks, seed=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the Dict's unbounded Boxes and image-like groups: warnings, not errors
         gymnasium_check_env(env, skip_render_check=True)
