@@ -51,7 +51,7 @@ from fivestack.game.kernels.progression import (
 from fivestack.game.kernels.creation import (
     reset_game, set_unit, spawn_big_neutral, spawn_camp, spawn_hero, update_protection,
 )
-from fivestack.game.kernels.spatial import build_grid, can_be_attacked, nearest_enemy
+from fivestack.game.kernels.spatial import build_grid, can_be_attacked, cell_range, nearest_enemy
 from fivestack.game.kernels.combat import (
     attack_damage, attack_or_approach, building_damage_factor, deal_damage, hero_of, move_toward,
     physical_multiplier, spawn_projectile,

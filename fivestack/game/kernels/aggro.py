@@ -22,9 +22,9 @@
 from __future__ import annotations
 
 from fivestack.game.jit import kernel
-from fivestack.game.kernels.constants import ACQUIRE_RADIUS, CHASE_LIMIT, GRID_CELL, GRID_SIDE, LANE_RETURN
+from fivestack.game.kernels.constants import ACQUIRE_RADIUS, CHASE_LIMIT, GRID_SIDE, LANE_RETURN
 from fivestack.game.kernels.helpers import dist2
-from fivestack.game.kernels.spatial import can_be_attacked
+from fivestack.game.kernels.spatial import can_be_attacked, cell_range
 from fivestack.game.layout import (
     AGGRO_COOLDOWN, AGGRO_LEFT, ALIVE, ATTACK_RANGE, FRAMES_PER_SECOND, G_FRAME, INVISIBLE, KIND, K_CREEP_MELEE, K_CREEP_RANGED,
     K_CREEP_SIEGE, K_HERO, LANE, LIFETIME, LOST_FRAMES, MAX_UNITS, N_HEROES, NEUTRAL_TEAM, ORDER, O_ATTACK, O_ATTACK_MOVE, O_HOLD,
@@ -75,10 +75,7 @@ def pick_target(S, g, u, radius, tower):
     best = -1
     best_class = NEAREST_HERO + 1
     best_d = 1e30
-    cx0 = max(int((x - radius) / GRID_CELL), 0)
-    cx1 = min(int((x + radius) / GRID_CELL), GRID_SIDE - 1)
-    cy0 = max(int((y - radius) / GRID_CELL), 0)
-    cy1 = min(int((y + radius) / GRID_CELL), GRID_SIDE - 1)
+    cx0, cx1, cy0, cy1 = cell_range(x, y, radius)
     for cx in range(cx0, cx1 + 1):
         for cy in range(cy0, cy1 + 1):
             t = head[g, cx * GRID_SIDE + cy]
@@ -167,10 +164,7 @@ def call_for_help(S, D, g, attacker, victim):
         return
     radius = D.rules[R_CALL_FOR_HELP]
     x, y = uf[g, victim, X], uf[g, victim, Y]
-    cx0 = max(int((x - radius) / GRID_CELL), 0)
-    cx1 = min(int((x + radius) / GRID_CELL), GRID_SIDE - 1)
-    cy0 = max(int((y - radius) / GRID_CELL), 0)
-    cy1 = min(int((y + radius) / GRID_CELL), GRID_SIDE - 1)
+    cx0, cx1, cy0, cy1 = cell_range(x, y, radius)
     for cx in range(cx0, cx1 + 1):
         for cy in range(cy0, cy1 + 1):
             c = head[g, cx * GRID_SIDE + cy]

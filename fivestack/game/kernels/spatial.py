@@ -1,5 +1,6 @@
 """The spatial hash (one grid of ``GRID_SIDE`` x ``GRID_SIDE`` cells per game, rebuilt each frame) and
-the neighbour query built on it (``nearest_enemy``), plus whether a unit can be attacked at all.
+the neighbour query built on it (``nearest_enemy``; ``cell_range``, the cells a circle touches, for other queries),
+plus whether a unit can be attacked at all.
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ def build_grid(S, g):
 
 
 @kernel
+def cell_range(x, y, radius):
+    """The spatial hash's cells (cx0, cx1, cy0, cy1, inclusive) that a circle of ``radius`` around (x, y) touches."""
+    cx0 = max(int((x - radius) / GRID_CELL), 0)
+    cx1 = min(int((x + radius) / GRID_CELL), GRID_SIDE - 1)
+    cy0 = max(int((y - radius) / GRID_CELL), 0)
+    cy1 = min(int((y + radius) / GRID_CELL), GRID_SIDE - 1)
+    return cx0, cx1, cy0, cy1
+
+
+@kernel
 def can_be_attacked(ui, g, t):
     return ui[g, t, ALIVE] != 0 and ui[g, t, INVULN] == 0 and ui[g, t, PROTECTED] == 0
 
@@ -39,10 +50,7 @@ def nearest_enemy(S, g, u, radius, prefer_non_hero, need_visible):
     best_d = 1e30
     best_hero = -1
     best_hero_d = 1e30
-    cx0 = max(int((x - radius) / GRID_CELL), 0)
-    cx1 = min(int((x + radius) / GRID_CELL), GRID_SIDE - 1)
-    cy0 = max(int((y - radius) / GRID_CELL), 0)
-    cy1 = min(int((y + radius) / GRID_CELL), GRID_SIDE - 1)
+    cx0, cx1, cy0, cy1 = cell_range(x, y, radius)
     for cx in range(cx0, cx1 + 1):
         for cy in range(cy0, cy1 + 1):
             t = head[g, cx * GRID_SIDE + cy]
