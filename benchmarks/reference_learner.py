@@ -115,6 +115,35 @@ class TrainingGames(BaseCallback):
         return out
 
 
+def evaluate_saved(args: argparse.Namespace) -> None:
+    """``--evaluate-saved``: one JSON line of the saved model's evaluation (``point_fields``), marked as such."""
+    config = load_config(args.config, args.overrides)
+    games = SingleAgentGames(1, args.opponent, config=config, masks=args.masks, seed=args.seed)
+    save_dir = Path(args.save_dir or f"runs/reference-seed{args.seed}")
+    steps = args.evaluate_saved
+    normalizer = VecNormalize.load(str(save_dir / f"vecnormalize_{steps}.pkl"), SB3VecEnv(games))
+    normalizer.training = False
+    model = MaskablePPO.load(save_dir / f"model_{steps}.zip", device="cpu")
+    out = {"benchmark": "reference_learner", "learner": "sb3-contrib MaskablePPO", "seed": args.seed,
+           "patch": games.env.config.patch, "default_patch": PATCH_VERSION, "opponent": args.opponent,
+           "masks": args.masks, "agent_steps": steps, "evaluation_of_saved": str(save_dir / f"model_{steps}.zip")}
+    eval_seconds = 0.0
+    for opponent in [o for o in args.eval_opponents.split(",") if o]:
+        agent = sb3_team_agent(model, games.encoding, games.decision_steps, normalizer=normalizer,
+                               deterministic=args.greedy)
+        result = evaluate_agent(agent, opponent, args.games, config.game.mode, config.eval.max_seconds,
+                                seed=10_000 + args.seed, greedy=args.greedy, lineups=config.game.lineups)
+        out.update(point_fields(result, config.game.lineups))
+        eval_seconds += result.seconds
+    out.update({"eval_games": args.games, "eval_policy": "greedy" if args.greedy else "sampled",
+                "eval_seconds": round(eval_seconds, 1), "load_average": [round(x, 2) for x in os.getloadavg()]})
+    line = json.dumps(out)
+    print(line, flush=True)
+    if args.out:
+        with open(args.out, "a") as f:
+            f.write(line + "\n")
+
+
 def pct(rate: float) -> str:
     return f"{100 * rate:.1f}%"
 
@@ -125,7 +154,9 @@ def table(paths: list[str]) -> str:
             "scripted, learner / bot | last hits vs scripted, learner / bot | training games won / undecided | "
             "invalid actions | agent-steps/s (load) |", "|---|---|---|---|---|---|---|---|---|---|"]
     points = [json.loads(line) for path in paths for line in Path(path).read_text().splitlines() if line.strip()]
-    for p in sorted(points, key=lambda p: (p["point"], p["seed"])):
+    for p in sorted(points, key=lambda p: (p["agent_steps"], p["seed"], "evaluation_of_saved" in p)):
+        p = {"train_win_rate": float("nan"), "train_draw_rate": float("nan"), "train_games": "-",
+             "invalid_action_share": float("nan"), "agent_steps_per_second": float("nan"), **p}
         ci = p["ci95_vs_scripted"]
         stats = p["team_stats_vs_scripted"]
         rows.append(f"| {p['agent_steps'] / 1e6:.2f}M | {p['seed']} | {p['eval_games']} | "
@@ -161,8 +192,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     parser.add_argument("--out", default=None, help="append each point's JSON line to this file")
     parser.add_argument("--save-dir", default=None, help="default: runs/reference-seedS")
+    parser.add_argument("--evaluate-saved", type=int, default=None, metavar="AGENT_STEPS",
+                        help="train nothing: evaluate the model saved at AGENT_STEPS in --save-dir with --games games "
+                             "per opponent (a point's evaluation again, with more games)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
+    if args.evaluate_saved is not None:
+        evaluate_saved(args)
+        return
     points = sorted(int(round(float(p) * 1e6)) for p in args.points.split(",") if p)
     budget = args.agent_steps if args.agent_steps is not None else points[-1]
     points = [p for p in points if p < budget] + [budget]
