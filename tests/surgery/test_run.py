@@ -14,9 +14,11 @@ import torch
 from fivestack.surgery.transforms import SurgeryError, widen_lstm
 from fivestack.surgery.verify import TOLERANCE, Probe
 
+# patch 0.1: the operated runs here move to patch 0.3, which is 0.1's game plus an observation column, so that the
+# seeded games before and after the surgery are the same games
 SMALL = ["game.mode='1v1'", "rollout.games=2", "rollout.segment_steps=32", "ppo.batch_samples=4",
          "ppo.steps_per_version=1", "eval.every_versions=0", "run.torch_threads=1", "policy.lstm_size=16",
-         "pool.add_every_versions=1"]
+         "pool.add_every_versions=1", "game.patch='0.1'"]
 
 
 def cli(*args):
