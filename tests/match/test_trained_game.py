@@ -112,3 +112,13 @@ def test_a_ladder_of_another_patch_is_refused_at_the_policys_first_decision():
     played = play_games(lambda side: PolicyTeamAgent(side, wide, "1v1", patch="0.4"), scripted, 2, "1v1", 10.0,
                         patch="0.4")
     assert played.winner.shape == (2,)
+
+
+def test_the_shipped_model_plays_the_patch_it_was_trained_on():
+    """The shipped 1v1 model learnt patch 0.1 (its policy.json says so): it plays 0.1's games, not the default
+    game's (1.0, another lane), and ``trained_game`` makes its matches with 0.1."""
+    agent = build_agent("trained", 0, 0, "1v1")
+    assert agent.patch == "0.1" != PATCH_VERSION
+    assert trained_game([agent, scripted(1)])["patch"] == "0.1"
+    played = play_games(lambda side: build_agent("trained", side, side, "1v1"), scripted, 2, "1v1", 10.0)
+    assert played.winner.shape == (2,)
