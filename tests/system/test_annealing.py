@@ -15,12 +15,13 @@ import math
 import numpy as np
 import pytest
 
-from fivestack.game.patch import F_RICH_CREEPS, PATCH_VERSION, patch_features
+from fivestack.game.patch import F_DOTA_LANE, F_RICH_CREEPS, F_TEAM_FRAME, PATCH_VERSION, patch_features
 from fivestack.model.policy import Policy
 from fivestack.system.annealing import Annealing, anneal_share, draw_features
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.match.inference import Inference
 from fivestack.system.rollout import RolloutWorker
+from fivestack.system.rollout_hooks import GameFeatures
 from fivestack.system.run_state import RunState
 from fivestack.system.serial import SerialRunner
 
@@ -224,3 +225,15 @@ def test_the_serial_runner_anneals_on_its_real_ratings_and_reverts_after_a_drop(
     shares = [line["anneal/share"] for line in later if "anneal/share" in line]
     assert shares == [0.5, 0.0]  # at version 4 as before; at 6, after the revert of version 6's rating
     assert resumed.annealing == replay
+
+
+def test_the_lane_of_patch_1_0_anneals_into_a_run_of_0_9():
+    """``dota_lane`` is a rule like rich_creeps: a 0.9 run anneals it (new games get 0.9's team_frame plus the lane
+    at the schedule's share), while the default patch, which has it in every game, refuses to anneal it."""
+    config = load_config(None, ["game.patch='0.9'", "anneal.feature='dota_lane'"])
+    hook = GameFeatures(config, seed=1, share=1.0)
+    assert set(hook.draw(8).tolist()) == {F_TEAM_FRAME | F_DOTA_LANE}
+    hook.share = 0.0
+    assert set(hook.draw(8).tolist()) == {F_TEAM_FRAME}
+    with pytest.raises(ConfigError, match="'dota_lane' is already in every game of patch 1.0"):
+        load_config(None, ["anneal.feature='dota_lane'"])
