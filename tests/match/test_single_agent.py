@@ -114,8 +114,10 @@ def test_gymnasium_and_sb3_check_env_pass(mode, obs, masks):
     env = SingleAgentEnv("random", mode=mode, obs=obs, masks=masks, seed=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the Dict's unbounded Boxes and image-like groups: warnings, not errors
-        gymnasium_check_env(env, skip_render_check=True)
+        gymnasium_check_env(env, skip_render_check=True)  # each checker raises on the first breach of its API
         sb3_check_env(env, warn=False)
+    observation, _ = env.reset(seed=2)
+    assert env.observation_space.contains(observation)
 
 
 def test_the_flat_observation_is_the_1v1_cut():
