@@ -37,7 +37,7 @@ from fivestack.game.engine import no_orders
 from fivestack.game.layout import HEROES_PER_TEAM, PAPER_MOVE_GOALS
 from fivestack.game.patch import PATCH_VERSION
 from fivestack.match.inference import Inference, InferenceRequest, InferenceResult, initial_state
-from fivestack.match.teams import active_heroes, decides, team_view
+from fivestack.match.teams import active_heroes, deciding_rows, team_view
 from fivestack.model.policy import ALL_GROUPS, CheckpointMismatch, Policy, PolicyConfig
 from fivestack.runs.checkpoints import (checkpoint_paths, latest_checkpoint, load_checkpoint, load_state, read_snapshot,
                                        snapshot_path)
@@ -107,10 +107,7 @@ class PolicyTeamAgent:
             self.first = np.ones(n, np.float32)
             self.steps_played = np.zeros(n, np.int64)
         out = no_orders(n, HEROES_PER_TEAM)
-        rows = np.arange(n) if games is None else np.asarray(games, np.int64).reshape(-1)
-        deciding = decides(self.steps_played[rows], self.decision_steps)
-        self.steps_played[rows] += 1
-        rows = rows[deciding]
+        rows = deciding_rows(self.steps_played, games, self.decision_steps)
         m = rows.size
         if m == 0:
             return out

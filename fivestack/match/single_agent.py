@@ -86,7 +86,7 @@ from fivestack.game.layout import (A_NOOP, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMA
                                    PAPER_MOVE_GOALS)
 from fivestack.match.agents import PolicyTeamAgent, build_agent, trained_game
 from fivestack.match.decisions import play_decision
-from fivestack.match.teams import active_heroes, decides
+from fivestack.match.teams import active_heroes, deciding_rows
 from fivestack.rl.rewards import team_spirit_tau
 from fivestack.runs.config import TrainConfig, load_config, reward_weights
 
@@ -473,10 +473,7 @@ class LearnerTeamAgent:
         if self.steps_played is None or self.steps_played.shape[0] != n:
             self.steps_played = np.zeros(n, np.int64)
         out = no_orders(n, HEROES_PER_TEAM)
-        rows = np.arange(n) if games is None else np.asarray(games, np.int64).reshape(-1)
-        deciding = decides(self.steps_played[rows], self.decision_steps)
-        self.steps_played[rows] += 1
-        rows = rows[deciding]
+        rows = deciding_rows(self.steps_played, games, self.decision_steps)
         if rows.size == 0:
             return out
         sides = np.full(rows.size, self.team, np.int64)

@@ -28,6 +28,15 @@ def decides(timestep: int | np.ndarray, decision_steps: int) -> bool | np.ndarra
     return timestep % decision_steps == 0
 
 
+def deciding_rows(steps_played: np.ndarray, games: np.ndarray | None, decision_steps: int) -> np.ndarray:
+    """The games among ``games`` (every game if None) that decide at this timestep (``decides``); each listed game's
+    timestep count in ``steps_played`` advances by one, in place. A team agent's per-call bookkeeping."""
+    rows = np.arange(steps_played.shape[0]) if games is None else np.asarray(games, np.int64).reshape(-1)
+    deciding = decides(steps_played[rows], decision_steps)
+    steps_played[rows] += 1
+    return rows[deciding]
+
+
 def team_view(obs: dict[str, np.ndarray], heroes: np.ndarray) -> dict[str, np.ndarray]:
     """Env observations (games, 2, ...) / (games, 10, ...) -> team-major (2 games, ...) / (2 games, K, ...).
 
