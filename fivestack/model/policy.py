@@ -42,6 +42,7 @@ INT_GROUPS = tuple(sp.TEAM_INT_GROUPS)
 HERO_INT_GROUPS = tuple(sp.HERO_INT_GROUPS)
 ALL_GROUPS = FLOAT_TEAM_GROUPS + FLOAT_HERO_GROUPS + MASK_GROUPS + INT_GROUPS + HERO_INT_GROUPS
 HERO_AXIS_GROUPS = FLOAT_HERO_GROUPS + MASK_GROUPS + HERO_INT_GROUPS  # a per-hero axis after the team axis
+CORES = ("lstm", "mlp")  # ``PolicyConfig.core``
 HEADS = ("primary", "delay", "target", "offset")  # the action heads, as entropy is reported and weighted
 RAW_GROUPS = ("unit_rel",)  # float groups used as the env scales them (unit_rel feeds the target logits directly)
 ID_EMBEDDING = 16  # width of the item, ability and hero embeddings
@@ -64,6 +65,10 @@ class PolicyConfig:
     normalizer_clip: float = field(default=5.0, metadata={"doc": "standardised inputs are clipped to +- this"})
     goal_inputs: int = field(default=0, metadata={"doc": "width of the goal input the trunk also reads (6 for "
                                                           "asymmetric self-play, asp.share); 0: none, the default"})
+    core: str = field(default="lstm", metadata={"doc": "the core between the trunk and the heads: lstm (the paper's) "
+                                                        "or mlp (one ReLU layer of lstm_size units, no memory)"})
+    value_hidden: int = field(default=0, metadata={"doc": "width of a ReLU layer of the value head's own between the "
+                                                           "core and the value; 0: the value is linear in the core"})
 
 
 @dataclass
@@ -264,7 +269,10 @@ class Policy(nn.Module):
         trunk_in = sum(rows * width for _, rows, width in self.trunk_inputs())
         self.trunk = mlp([trunk_in, c.trunk])
         self.n_pooled = int(c.trunk * c.cross_hero_fraction)
-        self.lstm = nn.LSTMCell(c.trunk + self.n_pooled, c.lstm_size)
+        if c.core == "lstm":
+            self.lstm = nn.LSTMCell(c.trunk + self.n_pooled, c.lstm_size)
+        else:  # a feed-forward core of the LSTM's width: the heads read the same size, the state stays zeros
+            self.core_net = mlp([c.trunk + self.n_pooled, c.lstm_size])
         # heads
         a = c.action_embedding
         self.action_embed = nn.Embedding(s.n_primary, a)
@@ -275,10 +283,12 @@ class Policy(nn.Module):
         self.target_gate = nn.Embedding(s.n_primary, e)  # learned per-action sigmoid mask over key dims
         self.offset_x = nn.Linear(c.lstm_size, N_OFFSET)
         self.offset_y = nn.Linear(c.lstm_size, N_OFFSET)
-        self.value_head = nn.Linear(c.lstm_size, 1)
+        value_out = nn.Linear(c.value_hidden or c.lstm_size, 1)
+        self.value_head = (nn.Sequential(nn.Linear(c.lstm_size, c.value_hidden), nn.ReLU(), value_out)
+                           if c.value_hidden else value_out)
         self.win_head = nn.Linear(c.lstm_size, 1)
         nn.init.zeros_(self.target_gate.weight)
-        for head in (self.delay_head, self.offset_x, self.offset_y, self.value_head, self.win_head):
+        for head in (self.delay_head, self.offset_x, self.offset_y, value_out, self.win_head):
             nn.init.normal_(head.weight, std=0.01)
             nn.init.zeros_(head.bias)
 
@@ -453,6 +463,8 @@ class Policy(nn.Module):
         keep = (1.0 - first.float()).repeat_interleave(k).unsqueeze(-1)
         h, c = state[0] * keep, state[1] * keep
         x = self.cross_hero_pool(features).reshape(t * k, -1)
+        if self.config.core == "mlp":
+            return self.core_net(x), (h, c)
         h, c = self.lstm(x, (h, c))
         return h, (h, c)
 

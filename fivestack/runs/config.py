@@ -128,7 +128,8 @@ class PPOConfig:
     # ceil(sample_reuse) times; 0: they never wait)
     sample_reuse: float = setting(1.0, "samples drawn per sample produced (paper: ~1); serial: passes per segment")
     steps_per_version: int = setting(32, "gradient steps per published version, both runners (paper: 32)")
-    grad_clip: float = setting(5.0, "per-parameter gradient clip to +- grad_clip sqrt(v) (Adam's v)")
+    grad_clip: float = setting(5.0, "per-parameter gradient clip to +- grad_clip sqrt(v) (Adam's v); 0: off")
+    grad_norm_clip: float = setting(0.0, "clip the gradient's global norm to this (CleanRL, SB3: 0.5); 0: off")
     max_staleness: int = setting(8, "drop samples older than this many versions")
     # ours (the paper learnt from self-play alone): a teacher bot labels the states the latest policy plays with
     # the bot's own action there, and the loss adds a weight x the negative log-probability of those labels

@@ -11,6 +11,7 @@ from fivestack.game.engine import MODES
 from fivestack.game.layout import MOVE_GOALS
 from fivestack.game.lineups import LINEUP_RULES, check_pool
 from fivestack.game.patch import FEATURES, PATCHES, Patch
+from fivestack.model.policy import CORES
 
 
 class ConfigError(ValueError):
@@ -62,7 +63,8 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("ppo", "batch_samples"): (1, None, True, False),
     ("ppo", "sample_reuse"): (0, None, True, False),
     ("ppo", "steps_per_version"): (1, None, True, False),
-    ("ppo", "grad_clip"): (0, None, False, False),
+    ("ppo", "grad_clip"): (0, None, True, False),
+    ("ppo", "grad_norm_clip"): (0, None, True, False),
     ("ppo", "max_staleness"): (0, None, True, False),
     ("ppo", "teacher_weight"): (0, None, True, False),
     ("ppo", "teacher_weight_end"): (0, None, True, False),
@@ -93,6 +95,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("policy", "action_embedding"): (1, None, True, False),
     ("policy", "cross_hero_fraction"): (0, 1, True, True),
     ("policy", "normalizer_clip"): (0, None, False, False),
+    ("policy", "value_hidden"): (0, None, True, False),
     ("pool", "past_fraction"): (0, 1, True, True),
     ("pool", "learning_rate"): (0, None, False, False),
     ("pool", "add_every_versions"): (1, None, True, False),
@@ -162,6 +165,8 @@ def validate(config) -> None:
     if config.game.move_goals not in MOVE_GOALS:
         raise ConfigError(f"game.move_goals must be one of {', '.join(repr(m) for m in MOVE_GOALS)}, got "
                           f"{config.game.move_goals!r}")
+    if config.policy.core not in CORES:
+        raise ConfigError(f"policy.core must be one of {', '.join(repr(c) for c in CORES)}, got {config.policy.core!r}")
     if config.game.lineups not in LINEUP_RULES:
         raise ConfigError(f"game.lineups must be one of {', '.join(repr(r) for r in LINEUP_RULES)}, got "
                           f"{config.game.lineups!r}")

@@ -170,7 +170,9 @@ class Optimizer:
                     p.grad = None
         if self.sync is not None:
             self.sync.average_gradients(self.policy.parameters())
-        grad_clipped = clip_by_adam_second_moment(self.adam, c.grad_clip)
+        grad_clipped = clip_by_adam_second_moment(self.adam, c.grad_clip) if c.grad_clip > 0 else 0.0
+        if c.grad_norm_clip > 0:
+            torch.nn.utils.clip_grad_norm_(self.policy.parameters(), c.grad_norm_clip)
         for group in self.adam.param_groups:  # learning rate 0 during a surgery's warm-up: Adam's moments fill
             group["lr"] = 0.0 if self.grad_steps < self.lr_zero_until else learning_rate(c, self.version)
         self.adam.step()

@@ -1,0 +1,58 @@
+"""The policy's core and value head options (``policy.core``, ``policy.value_hidden``): the feed-forward core has
+no memory (the LSTM has), the value head's own layer is the critic's, and each builds, saves and loads."""
+
+import dataclasses
+
+import pytest
+import torch
+
+from fivestack.model.policy import Policy, PolicyConfig
+
+SMALL = PolicyConfig(unit_embedding=16, element_hidden=16, trunk=32, lstm_size=32, action_embedding=16)
+
+
+def core_outputs(policy: Policy, features: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
+    """The core's outputs over L steps (features (L, T, K, F), first (L, T)) from a zero state."""
+    state = policy.initial_state(features.shape[1] * features.shape[2])
+    outputs = []
+    for step in range(features.shape[0]):
+        out, state = policy.core_step(features[step], state, first[step])
+        outputs.append(out)
+    return torch.stack(outputs)
+
+
+@pytest.mark.parametrize("core", ["lstm", "mlp"])
+def test_only_the_lstm_core_remembers(core):
+    """The last step's output with and without a different first step: the same for the feed-forward core, not for
+    the LSTM (so the test can tell them apart), and the same for both when the last step starts a new game."""
+    torch.manual_seed(0)
+    policy = Policy(dataclasses.replace(SMALL, core=core))
+    features = torch.randn(3, 2, 1, 32)
+    changed = features.clone()
+    changed[0] += 5.0
+    no_reset = torch.zeros(3, 2)
+    a, b = core_outputs(policy, features, no_reset)[-1], core_outputs(policy, changed, no_reset)[-1]
+    if core == "mlp":
+        torch.testing.assert_close(a, b)
+    else:
+        assert (a - b).abs().max() > 1e-4
+    reset = no_reset.clone()
+    reset[-1] = 1.0  # the last step begins a new game: nothing before it counts
+    torch.testing.assert_close(core_outputs(policy, features, reset)[-1], core_outputs(policy, changed, reset)[-1])
+
+
+def test_value_hidden_is_the_critics_own_layer_and_round_trips():
+    torch.manual_seed(0)
+    config = dataclasses.replace(SMALL, core="mlp", value_hidden=24)
+    policy = Policy(config)
+    assert not hasattr(policy, "lstm")
+    core = torch.randn(5, SMALL.lstm_size, requires_grad=True)
+    policy.value_head(core).sum().backward()
+    hidden = policy.value_head[0].weight
+    assert hidden.shape == (24, SMALL.lstm_size) and hidden.grad.abs().sum() > 0  # the value's gradient reaches it
+    assert all(p.grad is None for p in policy.primary_query.parameters())  # and no policy head's weights
+    again = Policy(config)
+    again.load_state_dict(policy.state_dict())
+    torch.testing.assert_close(again.value_head(core), policy.value_head(core))
+    with pytest.raises(RuntimeError, match="core_net"):  # an LSTM policy cannot read a feed-forward one's weights
+        Policy(SMALL).load_state_dict(policy.state_dict())
