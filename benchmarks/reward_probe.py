@@ -1,0 +1,147 @@
+"""What the shaped reward pays for a behaviour: the learner's return over whole games against an opponent bot, for
+fixed behaviours in the learner's place; prints ONE JSON line.
+
+    python benchmarks/reward_probe.py                          # 1v1 mid against the scripted hero, 64 games each
+    python benchmarks/reward_probe.py --opponent scripted-weak --games 128 --set reward.win=10
+
+The reward is the trainer's (``match.decisions.play_decision``: the ``[reward]`` weights of ``--config``, time decay,
+zero-sum, team spirit at ``ppo.team_spirit_start``), one timestep at a time, summed per game for the learner's hero.
+Each game is one episode: the first game of each of ``--games`` slots, half with the learner on each side, seeds
+``SEED_BASE + i``. Behaviours (``--behaviours``):
+
+* a bot by name (``scripted``, ``scripted-weak``, ``random``): the bot plays the learner's hero;
+* ``charge``: an attack-move toward the enemy's base at every timestep (a hero that walks into the enemy's lane and
+  fights whatever it meets: it dies fast);
+* ``idle``: no order ever (the hero stays by its fountain, out of its lane).
+
+Per behaviour: win, draw and loss shares, game minutes, the learner's deaths a game, its return (mean and standard
+deviation), the discounted return from the game's start (gamma per timestep from ``ppo.horizon_seconds``, as the
+trainer's value sees the start of a game) and the return without the learner's own lane-assignment term
+(``lane_outside_seconds``, time-decayed, which ``idle`` pays for every second out of its lane; the enemy's, which
+zero-sum hands to the learner, stays in). Why it exists: a learner that cannot win against the
+opponent compares dying fast with surviving; the figures say which the reward prefers (docs/learning.md, "The
+trainer against a library PPO").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from fivestack.bots.agents import TeamAgent
+from fivestack.env.batched import BatchedEnv
+from fivestack.env.events import EVENT_NAMES
+from fivestack.game.engine import no_orders
+from fivestack.game.layout import (
+    A_ATTACK_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, DEATHS, HEROES_PER_TEAM, N_HEROES, N_OFFSET, STEP_SECONDS,
+)
+from fivestack.match.agents import build_agent
+from fivestack.match.decisions import play_decision
+from fivestack.match.games import wilson_interval
+from fivestack.match.teams import active_heroes
+from fivestack.rl.rewards import time_decay
+from fivestack.runs.config import load_config, reward_weights
+
+SEED_BASE = 40_000
+BEHAVIOURS = ("scripted", "scripted-weak", "random", "charge", "idle")
+LANE_OUTSIDE = EVENT_NAMES.index("lane_outside_seconds")
+
+
+class FixedOrders:
+    """A team agent that gives every hero of ``team`` the same order at every timestep: ``charge`` (an attack-move
+    to the far corner of the map, toward the enemy's base, in the map's frame) or ``idle`` (no order)."""
+
+    def __init__(self, team: int, kind: str):
+        self.team, self.kind = team, kind
+
+    def act(self, env: BatchedEnv, games: np.ndarray | None = None) -> np.ndarray:
+        orders = no_orders(env.n_games, N_HEROES)[:, :HEROES_PER_TEAM].copy()
+        if self.kind == "charge":
+            corner = N_OFFSET - 1 if self.team == 0 else 0  # Radiant's enemy is up and right, Dire's down and left
+            orders[..., ACT_PRIMARY] = A_ATTACK_MOVE
+            orders[..., ACT_OFFSET_X] = corner
+            orders[..., ACT_OFFSET_Y] = corner
+        return orders
+
+
+def learner_agent(behaviour: str, team: int, mode: str, seed: int) -> TeamAgent:
+    if behaviour in ("charge", "idle"):
+        return FixedOrders(team, behaviour)
+    return build_agent(behaviour, team, seed=seed, mode=mode)
+
+
+def probe(behaviour: str, opponent: str, config, games: int) -> dict:
+    """Play ``games`` games (one episode per slot, the learner Radiant in the first half) and sum the learner's
+    reward in each."""
+    mode = config.game.mode
+    heroes = active_heroes(mode)
+    weights = reward_weights(config.reward)
+    gamma = 1.0 - STEP_SECONDS / config.ppo.horizon_seconds
+    side = (np.arange(games) >= games // 2).astype(np.int64)  # the learner's team per game
+    env = BatchedEnv(games, config.game.game_config())
+    env.reset(SEED_BASE + np.arange(games, dtype=np.uint64))
+    learner = [learner_agent(behaviour, team, mode, seed=1 + team) for team in (0, 1)]
+    enemy = [build_agent(opponent, team, seed=11 + team, mode=mode) for team in (0, 1)]
+    rows = 2 * np.arange(games) + side
+    total = np.zeros(games)
+    discounted = np.zeros(games)
+    lane = np.zeros(games)
+    steps = 0
+    live = np.ones(games, bool)
+    winner = np.full(games, -1)
+    seconds = np.zeros(games)
+    deaths = np.zeros(games)
+    while live.any():
+        actions = no_orders(games, N_HEROES)
+        for team in (0, 1):
+            block = slice(team * HEROES_PER_TEAM, (team + 1) * HEROES_PER_TEAM)
+            mine, theirs = learner[team].act(env), enemy[team].act(env)
+            actions[:, block] = np.where((side == team)[:, None, None], mine, theirs)
+        events = np.zeros((games, 2, heroes.shape[1], len(EVENT_NAMES)))
+        reward, terminated, truncated, info = play_decision(env, actions, heroes, 1, config.ppo.team_spirit_start,
+                                                            weights, game_events=events)
+        mine = reward[rows].sum(1)
+        lane_reward = time_decay((events[np.arange(games), side, :, LANE_OUTSIDE] * weights[LANE_OUTSIDE]).sum(1),
+                                 info["seconds"])  # decayed as the shaped reward decays it
+        total[live] += mine[live]
+        discounted[live] += gamma**steps * mine[live]
+        lane[live] += lane_reward[live]
+        steps += 1
+        ended = (terminated | truncated) & live
+        for g in np.flatnonzero(ended):
+            winner[g], seconds[g] = int(info["winner"][g]), float(info["seconds"][g])
+            learner_heroes = heroes[side[g]]
+            deaths[g] = env.game.state.hi[g, learner_heroes, DEATHS].sum()
+        live &= ~ended  # a finished game is left as it is; its rows are no longer read
+    won, drawn = winner == side, winner < 0
+    interval = wilson_interval(float(won.sum()), games)
+    return {"behaviour": behaviour, "games": games, "win_rate": round(float(won.mean()), 4),
+            "ci95": [round(v, 4) for v in interval], "draw_rate": round(float(drawn.mean()), 4),
+            "loss_rate": round(float((~won & ~drawn).mean()), 4), "minutes": round(float(seconds.mean()) / 60, 2),
+            "deaths": round(float(deaths.mean()), 2), "return": round(float(total.mean()), 2),
+            "return_sd": round(float(total.std()), 2), "discounted_return": round(float(discounted.mean()), 2),
+            "return_without_lane_term": round(float((total - lane).mean()), 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default="configs/1v1.toml", help="the training config whose game and reward "
+                                                                     "the games follow")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a config override")
+    parser.add_argument("--opponent", default="scripted")
+    parser.add_argument("--games", type=int, default=64)
+    parser.add_argument("--behaviours", default=",".join(BEHAVIOURS))
+    args = parser.parse_args()
+    config = load_config(args.config, args.set)
+    t0 = time.time()
+    results = [probe(b, args.opponent, config, args.games) for b in args.behaviours.split(",")]
+    print(json.dumps({"benchmark": "reward_probe", "mode": config.game.mode, "patch": config.game.patch,
+                      "opponent": args.opponent, "horizon_seconds": config.ppo.horizon_seconds,
+                      "overrides": args.set, "seconds": round(time.time() - t0, 1), "behaviours": results}))
+
+
+if __name__ == "__main__":
+    main()
