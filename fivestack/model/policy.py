@@ -67,6 +67,10 @@ class PolicyConfig:
                                                           "asymmetric self-play, asp.share); 0: none, the default"})
     core: str = field(default="lstm", metadata={"doc": "the core between the trunk and the heads: lstm (the paper's) "
                                                         "or mlp (one ReLU layer of lstm_size units, no memory)"})
+    flat_unit_slots: int = field(default=0, metadata={"doc": "the trunk also reads the first this many unit slots "
+                                                              "flat (each slot's normalised row and its hero-relative "
+                                                              "features, at a fixed place), beside the max-pooled set; "
+                                                              "101 covers 1v1 mid's heroes, buildings and 32 creeps"})
     value_hidden: int = field(default=0, metadata={"doc": "width of a ReLU layer of the value head's own between the "
                                                            "core and the value; 0: the value is linear in the core"})
 
@@ -231,7 +235,8 @@ def trunk_inputs(config: PolicyConfig, sizes: GameSizes) -> list[tuple[str, int,
             ("pickups", sp.N_PICKUPS, f["pickups"]), ("minimap_net", 1, 16 * 5 * 5), ("pooled_units", 1, e),
             ("pooled_heroes", 1, e), ("pooled_items", 1, e), ("pooled_abilities", 1, e),
             ("nearby_net", 1, 16 * 4 * 4), ("previous_action", 1, f["previous_action"]), ("own_unit", 1, e),
-            ("hero_identity", 1, ID_EMBEDDING)] + ([("goal", 1, config.goal_inputs)] if config.goal_inputs else [])
+            ("hero_identity", 1, ID_EMBEDDING)] + ([("goal", 1, config.goal_inputs)] if config.goal_inputs else []) + (
+        [("flat_units", config.flat_unit_slots, f["units"] + sp.N_UNIT_REL_FEATURES)] if config.flat_unit_slots else [])
 
 
 class Policy(nn.Module):
@@ -366,6 +371,11 @@ class Policy(nn.Module):
             goal = obs.get("goal")
             parts.append(goal.to(identity.dtype) if goal is not None
                          else identity.new_zeros(b, k, self.config.goal_inputs))
+        if self.config.flat_unit_slots:  # fixed slots read flat: a unit's place in the input says which unit it is
+            n_flat = self.config.flat_unit_slots
+            rows = self.norms["obs_units"](units_raw[:, :n_flat]) * present[:, :n_flat, None]  # (B, S, F), 0 unseen
+            relative = obs["unit_rel"][:, :, :n_flat]  # (B, K, S, 4), as the env scales it
+            parts.append(torch.cat([rows.unsqueeze(1).expand(b, k, -1, -1), relative.to(rows.dtype)], -1).flatten(2))
         return self.trunk(torch.cat(parts, -1)), units
 
     def cross_hero_pool(self, x: torch.Tensor) -> torch.Tensor:

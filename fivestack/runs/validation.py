@@ -96,6 +96,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("policy", "cross_hero_fraction"): (0, 1, True, True),
     ("policy", "normalizer_clip"): (0, None, False, False),
     ("policy", "value_hidden"): (0, None, True, False),
+    ("policy", "flat_unit_slots"): (0, 189, True, True),
     ("pool", "past_fraction"): (0, 1, True, True),
     ("pool", "learning_rate"): (0, None, False, False),
     ("pool", "add_every_versions"): (1, None, True, False),

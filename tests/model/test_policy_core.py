@@ -56,3 +56,38 @@ def test_value_hidden_is_the_critics_own_layer_and_round_trips():
     torch.testing.assert_close(again.value_head(core), policy.value_head(core))
     with pytest.raises(RuntimeError, match="core_net"):  # an LSTM policy cannot read a feed-forward one's weights
         Policy(SMALL).load_state_dict(policy.state_dict())
+
+
+def test_flat_unit_slots_make_the_trunk_read_which_slot_a_unit_is_in():
+    """The max-pooled unit set cannot tell two seen creeps apart by their slots; the flat slots can: swapping two
+    creeps' slots leaves the encoding unchanged without ``flat_unit_slots`` and changes it with them."""
+    import numpy as np
+
+    from fivestack.env.batched import BatchedEnv
+    from fivestack.env.spaces import U_SEEN
+    from fivestack.game.engine import GameConfig, no_orders
+    from fivestack.game.layout import N_HEROES
+    from fivestack.match.teams import active_heroes, team_view
+
+    env = BatchedEnv(1, GameConfig(mode="1v1"))
+    env.reset(np.array([3], dtype=np.uint64))
+    for _ in range(300):  # 40 game seconds: the first waves are in sight
+        env.step(no_orders(1, N_HEROES))
+    heroes = active_heroes("1v1")
+    view = team_view(env.obs, heroes)
+    obs = {name: torch.from_numpy(np.ascontiguousarray(arr)) for name, arr in view.items()}
+    seen = np.flatnonzero(view["units"][0, 69:101, U_SEEN] > 0) + 69
+    assert len(seen) >= 2, "the test needs two seen creeps in the flat slots"
+    a, b = int(seen[0]), int(seen[1])
+    swapped = {name: value.clone() for name, value in obs.items()}
+    for name in ("units", "unit_rel"):
+        axis = 1 if name == "units" else 2
+        index = [slice(None)] * axis
+        first, second = swapped[name][tuple(index + [a])].clone(), swapped[name][tuple(index + [b])].clone()
+        swapped[name][tuple(index + [a])], swapped[name][tuple(index + [b])] = second, first
+    slots = torch.from_numpy(heroes.astype(np.int64))
+    for flat, changes in ((0, False), (101, True)):
+        torch.manual_seed(0)
+        policy = Policy(dataclasses.replace(SMALL, flat_unit_slots=flat))
+        before, after = policy.encode(obs, slots)[0], policy.encode(swapped, slots)[0]
+        assert ((before - after).abs().max() > 1e-6) == changes
