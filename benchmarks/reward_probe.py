@@ -15,12 +15,12 @@ Each game is one episode: the first game of each of ``--games`` slots, half with
 * ``idle``: no order ever (the hero stays by its fountain, out of its lane).
 
 Per behaviour: win, draw and loss shares, game minutes, the learner's deaths a game, its return (mean and standard
-deviation), the discounted return from the game's start (gamma per timestep from ``ppo.horizon_seconds``, as the
-trainer's value sees the start of a game) and the return without the learner's own lane-assignment term
-(``lane_outside_seconds``, time-decayed, which ``idle`` pays for every second out of its lane; the enemy's, which
-zero-sum hands to the learner, stays in). Why it exists: a learner that cannot win against the
-opponent compares dying fast with surviving; the figures say which the reward prefers (docs/learning.md, "The
-trainer against a library PPO").
+deviation) and the discounted return from the game's start (gamma per timestep from ``ppo.horizon_seconds``, as the
+trainer's value sees the start of a game). A reward term's part shows by switching it off with ``--set`` (e.g.
+``reward.lane_outside_seconds=0``: under zero-sum the enemy's lane penalty, handed to the learner, goes too).
+
+Why it exists: a learner that cannot win against the opponent compares dying fast with surviving; the figures say
+which the reward prefers (docs/learning.md, "The trainer against a library PPO").
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import numpy as np
 
 from fivestack.bots.agents import TeamAgent
 from fivestack.env.batched import BatchedEnv
-from fivestack.env.events import EVENT_NAMES
 from fivestack.game.engine import no_orders
 from fivestack.game.layout import (
     A_ATTACK_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, DEATHS, HEROES_PER_TEAM, N_HEROES, N_OFFSET, STEP_SECONDS,
@@ -42,12 +41,10 @@ from fivestack.match.agents import build_agent
 from fivestack.match.decisions import play_decision
 from fivestack.match.games import wilson_interval
 from fivestack.match.teams import active_heroes
-from fivestack.rl.rewards import time_decay
 from fivestack.runs.config import load_config, reward_weights
 
 SEED_BASE = 40_000
 BEHAVIOURS = ("scripted", "scripted-weak", "random", "charge", "idle")
-LANE_OUTSIDE = EVENT_NAMES.index("lane_outside_seconds")
 
 
 class FixedOrders:
@@ -88,7 +85,6 @@ def probe(behaviour: str, opponent: str, config, games: int) -> dict:
     rows = 2 * np.arange(games) + side
     total = np.zeros(games)
     discounted = np.zeros(games)
-    lane = np.zeros(games)
     steps = 0
     live = np.ones(games, bool)
     winner = np.full(games, -1)
@@ -100,15 +96,11 @@ def probe(behaviour: str, opponent: str, config, games: int) -> dict:
             block = slice(team * HEROES_PER_TEAM, (team + 1) * HEROES_PER_TEAM)
             mine, theirs = learner[team].act(env), enemy[team].act(env)
             actions[:, block] = np.where((side == team)[:, None, None], mine, theirs)
-        events = np.zeros((games, 2, heroes.shape[1], len(EVENT_NAMES)))
         reward, terminated, truncated, info = play_decision(env, actions, heroes, 1, config.ppo.team_spirit_start,
-                                                            weights, game_events=events)
+                                                            weights)
         mine = reward[rows].sum(1)
-        lane_reward = time_decay((events[np.arange(games), side, :, LANE_OUTSIDE] * weights[LANE_OUTSIDE]).sum(1),
-                                 info["seconds"])  # decayed as the shaped reward decays it
         total[live] += mine[live]
         discounted[live] += gamma**steps * mine[live]
-        lane[live] += lane_reward[live]
         steps += 1
         ended = (terminated | truncated) & live
         for g in np.flatnonzero(ended):
@@ -122,8 +114,7 @@ def probe(behaviour: str, opponent: str, config, games: int) -> dict:
             "ci95": [round(v, 4) for v in interval], "draw_rate": round(float(drawn.mean()), 4),
             "loss_rate": round(float((~won & ~drawn).mean()), 4), "minutes": round(float(seconds.mean()) / 60, 2),
             "deaths": round(float(deaths.mean()), 2), "return": round(float(total.mean()), 2),
-            "return_sd": round(float(total.std()), 2), "discounted_return": round(float(discounted.mean()), 2),
-            "return_without_lane_term": round(float((total - lane).mean()), 2)}
+            "return_sd": round(float(total.std()), 2), "discounted_return": round(float(discounted.mean()), 2)}
 
 
 def main() -> None:
