@@ -250,7 +250,7 @@ def sizes_of(state_dict: dict[str, torch.Tensor]) -> GameSizes:
 
 # policy keys no transform changes (goal_inputs: the asymmetric self-play goal of system/asp_moba.py)
 FIXED = ("unit_embedding", "element_hidden", "action_embedding", "cross_hero_fraction", "normalizer_clip",
-         "goal_inputs")
+         "goal_inputs", "core", "value_hidden", "flat_unit_slots")
 
 
 def plan(old: Spec, new: Spec) -> list[Step]:
@@ -262,6 +262,10 @@ def plan(old: Spec, new: Spec) -> list[Step]:
             raise SurgeryError(f"policy.{name} changes from {a} to {b}, and no surgery transform handles that; keep "
                                f"policy.{name} = {a} in the --to config (surgery can widen policy.lstm_size and "
                                f"policy.trunk, and add features, actions, items, abilities and heroes)")
+    if old.config.core != "lstm" and new.config.lstm_size != old.config.lstm_size:
+        raise SurgeryError(f"policy.lstm_size changes from {old.config.lstm_size} to {new.config.lstm_size}, but the "
+                           f"policy's core is {old.config.core!r}, not an LSTM: surgery widens only an LSTM core; keep "
+                           f"policy.lstm_size = {old.config.lstm_size} in the --to config")
     for name in ("lstm_size", "trunk"):
         a, b = getattr(old.config, name), getattr(new.config, name)
         if b < a:

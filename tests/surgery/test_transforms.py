@@ -197,5 +197,10 @@ def test_plan_refuses_what_no_transform_handles(recorded):
         plan(old, Spec(dataclasses.replace(old.config, unit_embedding=32), old.sizes))
     with pytest.raises(SurgeryError, match="fewer than the run was trained on.*units features 43 -> 42"):
         plan(old, Spec(old.config, sizes_with(old.sizes, units=42)))
+    with pytest.raises(SurgeryError, match="policy.core changes from lstm to mlp"):
+        plan(old, Spec(dataclasses.replace(old.config, core="mlp"), old.sizes))
+    feed_forward = Spec(dataclasses.replace(old.config, core="mlp"), old.sizes)
+    with pytest.raises(SurgeryError, match="core is 'mlp', not an LSTM"):
+        plan(feed_forward, Spec(dataclasses.replace(feed_forward.config, lstm_size=48), old.sizes))
     assert plan(old, old) == []
     assert set(FEATURE_GROUPS) == set(sizes_of(recorded.policy.state_dict()).features)
