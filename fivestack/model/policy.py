@@ -67,10 +67,10 @@ class PolicyConfig:
                                                           "asymmetric self-play, asp.share); 0: none, the default"})
     core: str = field(default="lstm", metadata={"doc": "the core between the trunk and the heads: lstm (the paper's) "
                                                         "or mlp (one ReLU layer of lstm_size units, no memory)"})
-    flat_unit_slots: int = field(default=0, metadata={"doc": "the trunk also reads the first this many unit slots "
-                                                              "flat (each slot's normalised row and its hero-relative "
-                                                              "features, at a fixed place), beside the max-pooled set; "
-                                                              "101 covers 1v1 mid's heroes, buildings and 32 creeps"})
+    # the flat slots: each slot's normalised row and hero-relative features at a fixed place in the trunk's input;
+    # 101 covers 1v1 mid's heroes, buildings and first 32 lane creeps (the flat MLP's view of a library learner)
+    flat_unit_slots: int = field(default=0, metadata={"doc": "the trunk also reads the first N unit slots flat, "
+                                                              "beside the max-pooled set; 0: none"})
     value_hidden: int = field(default=0, metadata={"doc": "width of a ReLU layer of the value head's own between the "
                                                            "core and the value; 0: the value is linear in the core"})
 
