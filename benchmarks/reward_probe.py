@@ -20,7 +20,7 @@ trainer's value sees the start of a game). A reward term's part shows by switchi
 ``reward.lane_outside_seconds=0``: under zero-sum the enemy's lane penalty, handed to the learner, goes too).
 
 Why it exists: a learner that cannot win against the opponent compares dying fast with surviving; the figures say
-which the reward prefers (docs/learning.md, "The trainer against a library PPO").
+which the reward prefers (docs/learning.md, "The trainer against the library PPO").
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -70,9 +71,11 @@ def learner_agent(behaviour: str, team: int, mode: str, seed: int) -> TeamAgent:
     return build_agent(behaviour, team, seed=seed, mode=mode)
 
 
-def probe(behaviour: str, opponent: str, config, games: int) -> dict:
+def probe(behaviour: str, opponent: str, config, games: int,
+          factory: Callable[[int], TeamAgent] | None = None) -> dict:
     """Play ``games`` games (one episode per slot, the learner Radiant in the first half) and sum the learner's
-    reward in each."""
+    reward in each. The learner is ``factory(team)`` if given (e.g. ``match.sb3.sb3_team_agent`` of a library
+    learner's model), else the behaviour ``behaviour`` names."""
     mode = config.game.mode
     heroes = active_heroes(mode)
     weights = reward_weights(config.reward)
@@ -80,7 +83,8 @@ def probe(behaviour: str, opponent: str, config, games: int) -> dict:
     side = (np.arange(games) >= games // 2).astype(np.int64)  # the learner's team per game
     env = BatchedEnv(games, config.game.game_config())
     env.reset(SEED_BASE + np.arange(games, dtype=np.uint64))
-    learner = [learner_agent(behaviour, team, mode, seed=1 + team) for team in (0, 1)]
+    learner = [factory(team) if factory is not None else learner_agent(behaviour, team, mode, seed=1 + team)
+               for team in (0, 1)]
     enemy = [build_agent(opponent, team, seed=11 + team, mode=mode) for team in (0, 1)]
     rows = 2 * np.arange(games) + side
     total = np.zeros(games)

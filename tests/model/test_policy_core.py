@@ -91,3 +91,10 @@ def test_flat_unit_slots_make_the_trunk_read_which_slot_a_unit_is_in():
         policy = Policy(dataclasses.replace(SMALL, flat_unit_slots=flat))
         before, after = policy.encode(obs, slots)[0], policy.encode(swapped, slots)[0]
         assert ((before - after).abs().max() > 1e-6) == changes
+
+
+def test_an_unknown_core_is_refused_with_the_choices():
+    from fivestack.runs.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match="policy.core must be one of 'lstm', 'mlp', got 'gru'"):
+        load_config(None, ["policy.core=gru"])
