@@ -31,6 +31,8 @@ import time
 from typing import Callable
 
 import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from fivestack.bots.agents import TeamAgent
 from fivestack.env.batched import BatchedEnv
@@ -128,11 +130,20 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a config override")
     parser.add_argument("--opponent", default="scripted")
     parser.add_argument("--games", type=int, default=64)
-    parser.add_argument("--behaviours", default=",".join(BEHAVIOURS))
+    parser.add_argument("--behaviours", default=",".join(BEHAVIOURS),
+                        help="comma-separated: bot names, charge, idle, or trained versions RUN:VERSION")
     args = parser.parse_args()
     config = load_config(args.config, args.set)
     t0 = time.time()
-    results = [probe(b, args.opponent, config, args.games) for b in args.behaviours.split(",")]
+    behaviours = args.behaviours.split(",")
+    results = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=Console(stderr=True)) as progress:
+        task = progress.add_task("behaviours probed", total=len(behaviours))
+        for behaviour in behaviours:
+            progress.update(task, description=f"probing {behaviour}")
+            results.append(probe(behaviour, args.opponent, config, args.games))
+            progress.advance(task)
     print(json.dumps({"benchmark": "reward_probe", "mode": config.game.mode, "patch": config.game.patch,
                       "opponent": args.opponent, "horizon_seconds": config.ppo.horizon_seconds,
                       "overrides": args.set, "seconds": round(time.time() - t0, 1), "behaviours": results}))
