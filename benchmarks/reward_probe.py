@@ -4,8 +4,9 @@ fixed behaviours in the learner's place; prints ONE JSON line.
     python benchmarks/reward_probe.py                          # 1v1 mid against the scripted hero, 64 games each
     python benchmarks/reward_probe.py --opponent scripted-weak --games 128 --set reward.win=10
 
-The reward is the trainer's (``match.decisions.play_decision``: the ``[reward]`` weights of ``--config``, time decay,
-zero-sum, team spirit at ``ppo.team_spirit_start``), one timestep at a time, summed per game for the learner's hero.
+The reward is the trainer's (``rl.rewards.shaped_reward``, as ``match.decisions.play_decision`` applies it: the
+``[reward]`` weights of ``--config``, time decay, zero-sum, team spirit at ``ppo.team_spirit_start``), one timestep at
+a time, summed per game for the learner's hero; the games are played by ``match.games.play_to_end``.
 Each game is one episode: the first game of each of ``--games`` slots, half with the learner on each side, seeds
 ``SEED_BASE + i``. Behaviours (``--behaviours``):
 
@@ -38,12 +39,12 @@ from fivestack.bots.agents import TeamAgent
 from fivestack.env.batched import BatchedEnv
 from fivestack.game.engine import no_orders
 from fivestack.game.layout import (
-    A_ATTACK_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, DEATHS, HEROES_PER_TEAM, N_HEROES, N_OFFSET, STEP_SECONDS,
+    A_ATTACK_MOVE, ACT_OFFSET_X, ACT_OFFSET_Y, ACT_PRIMARY, HEROES_PER_TEAM, N_HEROES, N_OFFSET, STEP_SECONDS,
 )
 from fivestack.match.agents import build_agent
-from fivestack.match.decisions import play_decision
-from fivestack.match.games import wilson_interval
+from fivestack.match.games import Seat, play_to_end, wilson_interval
 from fivestack.match.teams import active_heroes
+from fivestack.rl.rewards import shaped_reward
 from fivestack.runs.config import load_config, reward_weights
 
 SEED_BASE = 40_000
@@ -75,9 +76,9 @@ def learner_agent(behaviour: str, team: int, mode: str, seed: int) -> TeamAgent:
 
 def probe(behaviour: str, opponent: str, config, games: int,
           factory: Callable[[int], TeamAgent] | None = None) -> dict:
-    """Play ``games`` games (one episode per slot, the learner Radiant in the first half) and sum the learner's
-    reward in each. The learner is ``factory(team)`` if given (e.g. ``match.sb3.sb3_team_agent`` of a library
-    learner's model), else the behaviour ``behaviour`` names."""
+    """Play ``games`` games to their end (``match.games.play_to_end``; the learner Radiant in the first half) and sum
+    the learner's shaped reward in each, step by step. The learner is ``factory(team)`` if given (e.g.
+    ``match.sb3.sb3_team_agent`` of a library learner's model), else the behaviour ``behaviour`` names."""
     mode = config.game.mode
     heroes = active_heroes(mode)
     weights = reward_weights(config.reward)
@@ -85,42 +86,34 @@ def probe(behaviour: str, opponent: str, config, games: int,
     side = (np.arange(games) >= games // 2).astype(np.int64)  # the learner's team per game
     env = BatchedEnv(games, config.game.game_config())
     env.reset(SEED_BASE + np.arange(games, dtype=np.uint64))
-    learner = [factory(team) if factory is not None else learner_agent(behaviour, team, mode, seed=1 + team)
-               for team in (0, 1)]
-    enemy = [build_agent(opponent, team, seed=11 + team, mode=mode) for team in (0, 1)]
+    seats = []
+    for team in (0, 1):
+        learner = factory(team) if factory is not None else learner_agent(behaviour, team, mode, seed=1 + team)
+        seats += [Seat(learner, team, np.flatnonzero(side == team)),
+                  Seat(build_agent(opponent, team, seed=11 + team, mode=mode), team, np.flatnonzero(side != team))]
     rows = 2 * np.arange(games) + side
-    total = np.zeros(games)
-    discounted = np.zeros(games)
-    steps = 0
-    live = np.ones(games, bool)
-    winner = np.full(games, -1)
-    seconds = np.zeros(games)
-    deaths = np.zeros(games)
-    while live.any():
-        actions = no_orders(games, N_HEROES)
-        for team in (0, 1):
-            block = slice(team * HEROES_PER_TEAM, (team + 1) * HEROES_PER_TEAM)
-            mine, theirs = learner[team].act(env), enemy[team].act(env)
-            actions[:, block] = np.where((side == team)[:, None, None], mine, theirs)
-        reward, terminated, truncated, info = play_decision(env, actions, heroes, 1, config.ppo.team_spirit_start,
-                                                            weights)
-        mine = reward[rows].sum(1)
-        total[live] += mine[live]
-        discounted[live] += gamma**steps * mine[live]
-        steps += 1
-        ended = (terminated | truncated) & live
-        for g in np.flatnonzero(ended):
-            winner[g], seconds[g] = int(info["winner"][g]), float(info["seconds"][g])
-            learner_heroes = heroes[side[g]]
-            deaths[g] = env.game.state.hi[g, learner_heroes, DEATHS].sum()
-        live &= ~ended  # a finished game is left as it is; its rows are no longer read
-    won, drawn = winner == side, winner < 0
+    total, discounted = np.zeros(games), np.zeros(games)
+    discount = [1.0]  # gamma ** the timesteps played before this one (every game starts at once)
+
+    def add_reward(finished: np.ndarray) -> None:
+        # the step's shaped reward, as the trainer's play_decision makes it; a game that ended earlier has no events
+        # (BatchedEnv), so it gains nothing
+        events = env.game.events[:, heroes]  # (games, 2, K, E)
+        reward = shaped_reward(events, env.game.seconds, config.ppo.team_spirit_start, weights)
+        mine = reward.reshape(2 * games, -1)[rows].sum(1)
+        total[:] += mine
+        discounted[:] += discount[0] * mine
+        discount[0] *= gamma
+
+    played = play_to_end(env, seats, on_step=add_reward)
+    won, drawn = played.winner == side, played.winner < 0
     interval = wilson_interval(float(won.sum()), games)
     return {"behaviour": behaviour, "games": games, "win_rate": round(float(won.mean()), 4),
             "ci95": [round(v, 4) for v in interval], "draw_rate": round(float(drawn.mean()), 4),
-            "loss_rate": round(float((~won & ~drawn).mean()), 4), "minutes": round(float(seconds.mean()) / 60, 2),
-            "deaths": round(float(deaths.mean()), 2), "return": round(float(total.mean()), 2),
-            "return_sd": round(float(total.std()), 2), "discounted_return": round(float(discounted.mean()), 2)}
+            "loss_rate": round(float((~won & ~drawn).mean()), 4), "minutes": round(float(played.minutes.mean()), 2),
+            "deaths": round(float(played.stats_of(side)["deaths"].mean()), 2),
+            "return": round(float(total.mean()), 2), "return_sd": round(float(total.std()), 2),
+            "discounted_return": round(float(discounted.mean()), 2)}
 
 
 def main() -> None:
