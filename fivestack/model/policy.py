@@ -478,6 +478,33 @@ class Policy(nn.Module):
         h, c = self.lstm(x, (h, c))
         return h, (h, c)
 
+    def core_sequence(self, features: torch.Tensor, state, first: torch.Tensor):
+        """``core_step`` over L steps at once: features (T, L, K, F), ``first`` (T, L), state ((T*K, H), (T*K, H))
+        -> outputs (T, L, K, H) and the state after the last step.
+
+        The LSTM runs as one fused call (``torch.lstm``, the kernel ``nn.LSTM`` calls) on the cell's own weights, so
+        checkpoints keep the ``LSTMCell``'s names; it is split only at the steps where some row starts a new game,
+        whose state is zeroed there, as ``core_step`` does. Equal to stepping the cell within float rounding."""
+        t, steps, k, _ = features.shape
+        x = self.cross_hero_pool(features)
+        reset = first.bool().T.repeat_interleave(k, dim=1)  # (L, T*K): this row's game starts at this step
+        if self.config.core == "mlp":
+            keep = (~reset.any(0)).unsqueeze(-1).to(state[0].dtype)
+            return self.core_net(x), (state[0] * keep, state[1] * keep)
+        x = x.transpose(0, 1).reshape(steps, t * k, -1)  # step-major, as the kernel reads a sequence
+        starts = [0] + (reset[1:].any(1).nonzero().flatten() + 1).tolist() + [steps]
+        weights = (self.lstm.weight_ih, self.lstm.weight_hh, self.lstm.bias_ih, self.lstm.bias_hh)
+        h, c = state
+        outputs = []
+        for a, b in zip(starts[:-1], starts[1:]):
+            keep = (~reset[a]).unsqueeze(-1).to(h.dtype)
+            out, h, c = torch.lstm(x[a:b], ((h * keep)[None], (c * keep)[None]), weights, True, 1, 0.0,
+                                   self.training, False, False)  # biases, layers, dropout, train, bidirectional, batch_first
+            h, c = h[0], c[0]
+            outputs.append(out)
+        core = torch.cat(outputs).view(steps, t, k, -1).transpose(0, 1)
+        return core, (h, c)
+
     def act(self, obs: dict[str, torch.Tensor], state, first: torch.Tensor, hero_slots: torch.Tensor,
             generator: torch.Generator | None = None, greedy: bool = False):
         """One rollout step for T teams x K heroes: sampled actions (T, K, 5) (the most likely ones when
@@ -510,12 +537,8 @@ class Policy(nn.Module):
         slots = hero_slots.repeat_interleave(steps, 0)  # (T * L, K), as ``flat``'s rows
         features, units = self.encode(flat, slots)
         k = features.shape[1]
-        features = features.view(t, steps, k, -1)
-        cores = []
-        for i in range(steps):
-            core, state = self.core_step(features[:, i], state, first[:, i])
-            cores.append(core.view(t, k, -1))
-        core = torch.stack(cores, 1).flatten(0, 2)  # (T * L * K, H), team-major like ``flat``
+        core, state = self.core_sequence(features.view(t, steps, k, -1), state, first)
+        core = core.flatten(0, 2)  # (T * L * K, H), team-major like ``flat``
         masks = self.head_masks(flat, slots)
         return SequenceCore(core, units, flat["unit_rel"].flatten(0, 1), masks, state, (t, steps, k))
 
