@@ -73,9 +73,11 @@ def mean_metrics(records: list[dict[str, float]]) -> dict[str, float]:
 
 
 def serial_metrics(info: dict, rollout_s: float, optimize_s: float, staleness: dict[str, float], reuse: float,
-                   dropped: int, team_spirit: float, weights: np.ndarray) -> dict[str, float]:
-    """One segment of the serial runner: ``info`` is the segment's ``SampleBatch.info``."""
-    out = {"throughput/agent_steps_per_s": info["hero_steps"] / max(rollout_s + optimize_s, 1e-9),
+                   dropped: int, team_spirit: float, weights: np.ndarray, step_s: float | None = None) -> dict[str, float]:
+    """One segment of the serial runner: ``info`` is the segment's ``SampleBatch.info``; ``step_s`` the step's wall
+    time (None: rollout then optimisation, one after the other; with ``run.overlap`` they run at the same time)."""
+    step_s = rollout_s + optimize_s if step_s is None else step_s
+    out = {"throughput/agent_steps_per_s": info["hero_steps"] / max(step_s, 1e-9), "throughput/step_seconds": step_s,
            "throughput/rollout_seconds": rollout_s, "throughput/optimize_seconds": optimize_s,
            "throughput/inference_seconds": info["inference_seconds"],
            "throughput/simulation_seconds": info["simulation_seconds"],

@@ -128,13 +128,16 @@ class Segment:
 
 class RolloutWorker:
     def __init__(self, config: TrainConfig, seed: int, opponents: OpponentSource | None = None,
-                 reuse_buffers: bool = False, feature_share: float = 0.0):
+                 reuse_buffers: bool | int = False, feature_share: float = 0.0):
         """``reuse_buffers``: each segment's observations are written into the same arrays, which the next
         ``collect`` overwrites (for a caller that has copied or sent the segment by then): no fresh pages for
-        the ~355 MB of a 5v5 segment at each segment."""
+        the ~355 MB of a 5v5 segment at each segment. A number N: N sets of arrays taken in turn, so that a
+        segment stays intact while the next N - 1 are collected (2: an optimizer trains on one segment while the
+        worker plays the next, ``run.overlap``)."""
         self.config = config
-        self.reuse_buffers = reuse_buffers
-        self._seg_obs: dict[str, np.ndarray] | None = None
+        self.reuse_buffers = int(reuse_buffers)
+        self._seg_obs: list[dict[str, np.ndarray]] = []  # the reused sets of arrays, at most ``reuse_buffers``
+        self._seg_turn = 0  # the set the next segment is written into
         self.opponents = opponents
         self.rng = np.random.default_rng([int(seed), 0x0770])
         game = config.game.game_config()
@@ -271,13 +274,19 @@ class RolloutWorker:
     def _segment_obs(self, first_view: dict[str, np.ndarray], n_samples: int, sample_steps: int):
         shapes = {name: ((n_samples, arr.shape[0], sample_steps, *arr.shape[1:]), arr.dtype)
                   for name, arr in first_view.items()}
-        cached = self._seg_obs
+        if not self.reuse_buffers:
+            return {name: np.empty(shape, dtype) for name, (shape, dtype) in shapes.items()}
+        turn = self._seg_turn
+        self._seg_turn = (turn + 1) % self.reuse_buffers
+        cached = self._seg_obs[turn] if turn < len(self._seg_obs) else None
         if cached is not None and all(name in cached and (cached[name].shape, cached[name].dtype) == shape
                                       for name, shape in shapes.items()):
             return cached
         seg_obs = {name: np.empty(shape, dtype) for name, (shape, dtype) in shapes.items()}
-        if self.reuse_buffers:
-            self._seg_obs = seg_obs
+        if turn < len(self._seg_obs):
+            self._seg_obs[turn] = seg_obs
+        else:
+            self._seg_obs.append(seg_obs)
         return seg_obs
 
     def collect(self, infer: InferenceFn, team_spirit: float, keep_all: bool = False) -> SampleBatch:

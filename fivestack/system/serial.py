@@ -6,13 +6,21 @@ components here, one after the other:
     step: RolloutWorker.collect (via Inference; with past versions of the OpponentPool, the bot, the teacher,
           self-play as the worker's hooks) -> SampleBuffer -> Optimizer.train -> the segment's metrics; every
           ``pool.add_every_versions`` the version joins the pool
+    with ``run.overlap``: the same, with collect and train at the same time on two threads: the optimizer trains
+          on the segment played in the previous step while the worker plays the next one with a copy of the
+          weights from before that training (``acting``; one segment staler than without overlap); at the end of
+          the step the copy takes the new weights. The last segment played is trained on when the loop ends
+          (``_last_report``; dropped at ``run.max_versions``); one played before a crash is lost with the
+          process (never counted: a segment's agent-steps count when it is trained on).
     the evaluator: its own process (EvaluatorProcess), or this one with ``eval.in_process`` (RatingEvaluator,
           deterministic: a version is rated as soon as it is offered)
 """
 
 from __future__ import annotations
 
+import copy
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -37,10 +45,12 @@ from fivestack.system.run_state import RunState, load_run, model_mismatch, save_
 
 
 def use_torch_threads(config: TrainConfig) -> None:
-    """``run.torch_threads`` for this process (0: torch's default), for training and for the evaluations that a
-    script runs without training (two jobs on 2 cores: set 1)."""
-    if config.run.torch_threads > 0:
-        torch.set_num_threads(config.run.torch_threads)
+    """``run.torch_threads`` for this process (0: torch's default; 1 with ``run.overlap``, whose two threads each
+    keep a core busy), for training and for the evaluations that a script runs without training (two jobs on 2
+    cores: set 1)."""
+    threads = config.run.torch_threads or (1 if config.run.overlap else 0)
+    if threads > 0:
+        torch.set_num_threads(threads)
 
 
 class SerialRunner(TrainingLoop):
@@ -68,9 +78,13 @@ class SerialRunner(TrainingLoop):
         if resume is None and config.run.init_from:  # version 0: a trained version's (a resumed run has its own)
             start, self.state.init_from = starting_policy(config)
             self.policy.load_state_dict(start.state_dict())
-        self.optimizer = Optimizer(self.policy, config.ppo, self.device,  # inference shares the policy, there
-                                   warm_start=bool(config.run.init_from))
-        self.inference = Inference(self.policy, seed=config.run.seed)
+        self.optimizer = Optimizer(self.policy, config.ppo, self.device, warm_start=bool(config.run.init_from))
+        # the weights the rollouts play: the optimizer's own, or with overlap a copy that changes between steps only
+        self.acting = copy.deepcopy(self.policy) if config.run.overlap else self.policy
+        self.inference = Inference(self.acting, seed=config.run.seed)
+        self._pending: tuple[SampleBatch, float] | None = None  # with overlap: the segment played, not trained yet
+        self._trainer: ThreadPoolExecutor | None = None  # with overlap: the thread the optimizer trains in
+        self._collect_tau = 0.0  # the team spirit of the segment being played (``_prepare_collect``)
         self.buffer = SampleBuffer(config.ppo.max_staleness)
         self.rng = np.random.default_rng(config.run.seed)
         self.evaluator: EvaluatorProcess | RatingEvaluator | None = None
@@ -79,14 +93,15 @@ class SerialRunner(TrainingLoop):
         if resume is not None:
             self._restore()
             self._set_reference()
+        self._update_acting()
         self._init_loop(config, self.state, say)
         self.controller = Controller(self.run_dir, config)
         opponents = PastOpponents(self.pool, config.policy, config.run.seed, patch=config.game.patch) \
             if config.pool.past_fraction > 0 else None
         # one loop trains on a segment before it collects the next: the segments' observations (most of a GB)
-        # are written into the same arrays each time, not into fresh memory
-        self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents, reuse_buffers=True,
-                                    feature_share=self.feature_share())
+        # are written into the same arrays each time, not into fresh memory (with overlap, two sets in turn)
+        self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents,
+                                    reuse_buffers=2 if config.run.overlap else 1, feature_share=self.feature_share())
         self.state.worker_seed += 1
 
     @property
@@ -157,35 +172,98 @@ class SerialRunner(TrainingLoop):
     # ------------------------------------------------------------------ the step: collect a segment, train on it
     def _begin(self) -> None:
         self.clone()
+        self._update_acting()  # a clone or a resumed run's weights
         self._join_pool()  # version 0 of a new run joins at once
 
     def _step(self) -> Report:
+        if self.config.run.overlap:
+            return self._overlapped_step()
         t0 = time.monotonic()
         batch, tau = self._collect()
         t1 = time.monotonic()
         losses = self._train(batch)
         t2 = time.monotonic()
+        return self._segment_report(batch, tau, losses, t1 - t0, t2 - t1, t2 - t0)
+
+    def _overlapped_step(self) -> Report:
+        """``run.overlap``: train on the segment played last step (in the trainer thread) while this thread plays
+        the next with the weights from before that training; then the acting copy takes the trained weights."""
+        t0 = time.monotonic()
+        if self._pending is None:  # the first step (or the first after a drain) has nothing to train on yet
+            self._pending = self._collect()
+        batch, tau = self._pending
+        self._pending = None
+        self._prepare_collect()  # read the version, value scale and team spirit before training moves them
+        if self._trainer is None:
+            self._trainer = ThreadPoolExecutor(1, thread_name_prefix="fivestack-optimizer")
+        training = self._trainer.submit(self._timed_train, batch)
+        t1 = time.monotonic()
+        try:
+            next_segment = self._collect(prepared=True)
+        finally:
+            losses, train_s = training.result()  # a failure in either thread ends the step
+        t2 = time.monotonic()
+        self._pending = next_segment
+        self._update_acting()
+        return self._segment_report(batch, tau, losses, t2 - t1, train_s, time.monotonic() - t0)
+
+    def _timed_train(self, batch: SampleBatch) -> tuple[dict[str, float], float]:
+        t0 = time.monotonic()
+        losses = self._train(batch)
+        return losses, time.monotonic() - t0
+
+    def _last_report(self) -> Report | None:
+        """With overlap, when the loop ends: train on the segment played in the last step, unless the run reached
+        ``run.max_versions`` (the segment is then dropped, never counted: the run stops at that version)."""
+        if self._pending is None:
+            return None
+        batch, tau = self._pending
+        self._pending = None
+        if self.config.run.max_versions and self.version >= self.config.run.max_versions:
+            return None
+        t0 = time.monotonic()
+        losses = self._train(batch)
+        self._update_acting()
+        train_s = time.monotonic() - t0
+        return self._segment_report(batch, tau, losses, 0.0, train_s, train_s)
+
+    def _segment_report(self, batch: SampleBatch, tau: float, losses: dict[str, float], rollout_s: float,
+                        train_s: float, step_s: float) -> Report:
+        """A trained segment's metrics (its agent-steps count now), its games recorded in the pool, which the
+        version joins when due."""
         hero_steps = batch.info["hero_steps"]
         self.state.agent_steps += hero_steps
-        metrics = {**losses, **serial_metrics(batch.info, t1 - t0, t2 - t1, self.buffer.staleness.take(),
+        metrics = {**losses, **serial_metrics(batch.info, rollout_s, train_s, self.buffer.staleness.take(),
                                               self.buffer.reuse(), self.buffer.dropped_stale, tau,
-                                              reward_weights(self.config.reward))}
+                                              reward_weights(self.config.reward), step_s)}
         self.pool.record_games(batch.info["games"])
         self._join_pool()
         metrics.update(self.pool.summary())
         metrics.update(batch.info.get("asp", {}))  # asymmetric self-play games (asp.share), if any
         metrics.update(batch.info.get("drill", {}))  # the drill's episodes and successes (drill.name), if any
-        return Report(metrics, hero_steps / max(t2 - t0, 1e-9), batch.info, self.worker.feature_share)
+        return Report(metrics, hero_steps / max(step_s, 1e-9), batch.info, self.worker.feature_share)
 
-    def _collect(self) -> tuple[SampleBatch, float]:
-        """One segment played by the current version, and the team spirit it was played with. The segment is
-        whole, with the samples to train on listed (not copied without those a past version played): the
-        buffer and the statistics read only those."""
+    def _prepare_collect(self) -> None:
+        """The version, value scale and team spirit the next segment is played with, and its share of the annealed
+        feature, read from the optimizer as it stands."""
         self.inference.version = self.version
         self.inference.value_scale = self.optimizer.value_scale
-        tau = team_spirit_at(self.config.ppo, self.version)
+        self._collect_tau = team_spirit_at(self.config.ppo, self.version)
         self.worker.feature_share = self.feature_share()
+
+    def _collect(self, prepared: bool = False) -> tuple[SampleBatch, float]:
+        """One segment played by the acting version, and the team spirit it was played with. The segment is
+        whole, with the samples to train on listed (not copied without those a past version played): the
+        buffer and the statistics read only those."""
+        if not prepared:
+            self._prepare_collect()
+        tau = self._collect_tau
         return self.worker.collect(self.inference, tau, keep_all=True), tau
+
+    def _update_acting(self) -> None:
+        """With overlap, the acting copy takes the optimizer's weights and input normalisers (without, it is them)."""
+        if self.acting is not self.policy:
+            self.acting.load_state_dict(self.policy.state_dict())
 
     def _train(self, batch: SampleBatch) -> dict[str, float]:
         """``ppo.sample_reuse`` passes over the segment's trainable samples; the mean losses."""
@@ -209,6 +287,8 @@ class SerialRunner(TrainingLoop):
         return self.pool.last_joined
 
     def close(self) -> None:
+        if self._trainer is not None:
+            self._trainer.shutdown()
         if isinstance(self.evaluator, EvaluatorProcess):
             self.evaluator.close()
         self.controller.close()

@@ -1,0 +1,90 @@
+"""The serial runner with ``run.overlap``: the optimizer trains on one segment in a second thread while the next is
+played with the weights from before that training. What it must keep: every segment it plays is trained on
+(counted once, the last one too), the acting weights lag by exactly one step and catch up after it, a seeded run
+replays exactly, and it resumes from a checkpoint."""
+
+import json
+
+import torch
+
+from fivestack.runs.config import load_config
+from fivestack.system.serial import SerialRunner
+
+
+def small_config(tmp_path, overlap: bool, *more: str):
+    return load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='o'", "game.mode='1v1'", "rollout.games=2",
+                              "rollout.segment_steps=32", "ppo.batch_samples=4", "ppo.steps_per_version=1",
+                              "policy.lstm_size=16", "eval.every_versions=0", "pool.past_fraction=0.0",
+                              "run.seed=5", f"run.overlap={str(overlap).lower()}", *more])
+
+
+def play(tmp_path, overlap: bool, segments: int, *more: str):
+    """Run ``segments`` steps (stop() counted), recording each collected segment's version stamp and the
+    optimizer's version when it was collected; the runner, the records and the metrics lines."""
+    runner = SerialRunner(small_config(tmp_path, overlap, *more))
+    collected = []
+    collect = runner.worker.collect
+
+    def recording_collect(infer, *args, **kwargs):
+        batch = collect(infer, *args, **kwargs)
+        collected.append({"stamp": int(batch.version[0]), "weights": float(runner.acting.lstm.weight_hh.detach().sum())})
+        return batch
+
+    runner.worker.collect = recording_collect
+    steps = [0]
+
+    def stop() -> bool:
+        steps[0] += 1
+        return steps[0] > segments
+
+    runner.run(stop=stop)
+    runner.close()
+    lines = [json.loads(line) for line in (runner.run_dir / "metrics.jsonl").read_text().splitlines()]
+    return runner, collected, [line for line in lines if "loss/policy" in line]
+
+
+def test_every_segment_played_is_trained_once_with_the_weights_one_step_behind(tmp_path):
+    runner, collected, trained = play(tmp_path / "a", True, 4)
+    # the first step plays two segments (nothing to train on before the first); each later step one; the loop's
+    # end trains the last: 5 played, 5 trained, each segment's agent-steps counted once
+    assert len(collected) == 5 and len(trained) == 5
+    per_segment = 2 * 2 * 32  # games x teams x decisions (1v1: one hero a team, one timestep a decision)
+    assert runner.agent_steps == 5 * per_segment
+    assert [line["agent_steps"] for line in trained] == [per_segment * (i + 1) for i in range(5)]
+    # 8 samples a segment, 4 per gradient step, a version per step: 2 versions per segment trained
+    assert runner.version == 10
+    # segment 0 and 1 are played by version 0 (segment 1 while segment 0 trains), segment k by version 2 (k - 1)
+    assert [c["stamp"] for c in collected] == [0, 0, 2, 4, 6]
+    # staleness: a segment trains over 2 versions (0.5 on average); played one step earlier, 2 more
+    assert [line["staleness/mean"] for line in trained] == [0.5, 2.5, 2.5, 2.5, 2.5]
+    # the acting copy changes between steps only and ends equal to the trained weights
+    assert collected[0]["weights"] == collected[1]["weights"] != collected[2]["weights"]
+    for name, tensor in runner.policy.state_dict().items():
+        torch.testing.assert_close(runner.acting.state_dict()[name], tensor, rtol=0, atol=0)
+
+
+def test_a_seeded_overlapped_run_replays_exactly(tmp_path):
+    first, _, lines_a = play(tmp_path / "a", True, 3)
+    second, _, lines_b = play(tmp_path / "b", True, 3)
+    assert [line["loss/policy"] for line in lines_a] == [line["loss/policy"] for line in lines_b]
+    for name, tensor in first.policy.state_dict().items():
+        torch.testing.assert_close(second.policy.state_dict()[name], tensor, rtol=0, atol=0)
+
+
+def test_without_overlap_the_acting_weights_are_the_optimizers(tmp_path):
+    runner, collected, trained = play(tmp_path, False, 3)
+    assert runner.acting is runner.policy and len(collected) == len(trained) == 3
+    assert [c["stamp"] for c in collected] == [0, 2, 4]  # each segment played by the version trained so far
+
+
+def test_max_versions_stops_at_that_version_and_a_resumed_run_goes_on(tmp_path):
+    runner = SerialRunner(small_config(tmp_path, True, "run.max_versions=6"))
+    runner.run()
+    runner.close()
+    assert runner.version == 6 and runner.agent_steps == 3 * 128  # the segment played meanwhile is not counted
+    again = SerialRunner(small_config(tmp_path, True, "run.max_versions=10"), resume=runner.run_dir)
+    for name, tensor in runner.policy.state_dict().items():  # the acting copy starts from the checkpoint
+        assert torch.equal(again.acting.state_dict()[name], tensor), name
+    again.run()
+    again.close()
+    assert again.version == 10 and again.agent_steps == 5 * 128
