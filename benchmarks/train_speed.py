@@ -32,7 +32,10 @@ Prints one JSON line: agent-steps/s and the share of wall time (``time_share``; 
 split in ``seconds_split``) in simulation (env step and observation encoding), learner_inference (the latest
 version's batched forward passes in rollouts), past_inference (the past versions' forward passes), teacher_labels
 (the teacher bot's actions, ``ppo.teacher``), bots (the opponent bot's decisions, ``pool.bot_fraction``),
-optimisation (PPO updates) and other (the rest: copying observations into the segment, GAE, logging); and
+optimisation (PPO updates) and other (the rest: copying observations into the segment, GAE, logging). With
+``run.overlap`` (the serial runner's two threads) the optimisation runs beside the rollout, so the shares sum to
+more than 1: other is then the rollout thread's remainder, and rollout_waiting the time it waited for the
+optimizer (and for the acting weights' copy). And
 ``optimizer_agent_steps_per_s``, the optimizer alone: ``Optimizer.train`` in a loop for ``--optimizer-seconds``
 on one batch of ``ppo.batch_samples`` samples cut from a freshly played segment (host-to-device copies
 included; an agent-step is one hero's timestep, as in the whole loop's figure). With
@@ -207,6 +210,7 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
         runner.clone()  # --start clone: version 0 is a small clone (not measured)
         fill_pool(runner, pool_versions if config.pool.past_fraction > 0 else 0, seed=config.run.seed)
         totals = dict.fromkeys(SPLIT, 0.0)
+        rollout_seconds = 0.0  # the rollout's own clock (with run.overlap it runs beside the optimisation)
         past_passes = segments = 0.0  # the per-segment rates, averaged over the measured segments
         steps = 0
         wall = 0.0
@@ -230,6 +234,7 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
         for line in _metric_lines(runner)[len(lines_before):]:
             for part, key in SPLIT.items():
                 totals[part] += line.get(f"throughput/{key}", 0.0)
+            rollout_seconds += line.get("throughput/rollout_seconds", 0.0)
             past_passes += line.get("pool/past_forward_passes_per_decision", 0.0)
             segments += 1
         pool_versions_end = len(runner.pool)
@@ -237,9 +242,17 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
         runner.close()
     measured = runner.agent_steps - start_steps
     share = {k: round(v / wall, 3) for k, v in totals.items()}
-    share["other"] = round(1.0 - sum(totals.values()) / wall, 3)
     split = {k: round(v, 2) for k, v in totals.items()}
-    split["other"] = round(wall - sum(totals.values()), 2)
+    overlap = config.run.overlap
+    if overlap:  # two threads: the rollout's parts and the optimisation each a share of the same wall time
+        rollout_parts = sum(v for k, v in totals.items() if k != "optimisation")
+        split["other"] = round(rollout_seconds - rollout_parts, 2)  # the rollout thread's own remainder
+        split["rollout_waiting"] = round(wall - rollout_seconds, 2)  # for the optimizer, and the weights' copy
+        share["other"] = round(split["other"] / wall, 3)
+        share["rollout_waiting"] = round(split["rollout_waiting"] / wall, 3)
+    else:
+        share["other"] = round(1.0 - sum(totals.values()) / wall, 3)
+        split["other"] = round(wall - sum(totals.values()), 2)
     return {"benchmark": "train_speed", "runner": "serial", "mode": config.game.mode, "games": config.rollout.games,
             "lstm_size": config.policy.lstm_size, "parameters": sum(p.numel() for p in runner.policy.parameters()),
             "device": str(runner.device), "batch_samples": config.ppo.batch_samples,
@@ -250,7 +263,7 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
             "pool_versions_at_start": pool_at_start, "pool_versions": pool_versions_end,
             "opponent_slots": config.pool.opponent_slots, "teacher": config.ppo.teacher or None,
             "past_forward_passes_per_decision": round(past_passes / max(segments, 1), 3),
-            "torch_threads": config.run.torch_threads or "default", "cpu_cores": os.cpu_count(),
+            "overlap": overlap, "torch_threads": torch.get_num_threads(), "cpu_cores": os.cpu_count(),
             "torch": torch.__version__, **optimizer}
 
 

@@ -39,7 +39,7 @@ class RunConfig:
     torch_threads: int = setting(0, "torch threads in the training process; 0: torch's default (1 with overlap)")
     # the serial runner: train on one segment in a second thread while the next is played (on 2 cores, one each);
     # the segment played meanwhile comes from the version before that training (one segment staler)
-    overlap: bool = setting(False, "serial runner: play the next segment while training on the last (two threads)")
+    overlap: bool = setting(True, "serial runner: play the next segment while training on the last (two threads)")
     # a curriculum's next stage (a drill's policy, then the game); the model and the game patch must be this run's
     init_from: str = setting("", "a trained version RUN[:VERSION] whose weights are a new run's version 0; empty: fresh")
     # the serial runner's forward passes and optimizer (rollouts stay on the CPU; the ray runner is CPU-only for now)

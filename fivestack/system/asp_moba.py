@@ -179,7 +179,7 @@ class MobaSelfPlay:
         self.stopped[stop] = True
         self.goal[stop] = state[choice == STOP]
 
-    def result(self, rows: np.ndarray, version: int, k: int, lstm_size: int) -> InferenceResult:
+    def result(self, rows: np.ndarray, k: int, lstm_size: int, version: int = -1) -> InferenceResult:
         """Alice's (or the idle hero's: keep still) actions for team rows ``rows``, as a bot's result."""
         actions = np.zeros((rows.size, k, N_ACTION_FIELDS), np.int64)
         actions[..., ACT_TARGET] = -1

@@ -36,6 +36,7 @@ the segment into samples (``Segment``).
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -128,13 +129,16 @@ class Segment:
 
 class RolloutWorker:
     def __init__(self, config: TrainConfig, seed: int, opponents: OpponentSource | None = None,
-                 reuse_buffers: bool | int = False, feature_share: float = 0.0):
+                 reuse_buffers: bool | int = False, feature_share: float = 0.0, parallel_players: bool = False):
         """``reuse_buffers``: each segment's observations are written into the same arrays, which the next
         ``collect`` overwrites (for a caller that has copied or sent the segment by then): no fresh pages for
         the ~355 MB of a 5v5 segment at each segment. A number N: N sets of arrays taken in turn, so that a
         segment stays intact while the next N - 1 are collected (2: an optimizer trains on one segment while the
-        worker plays the next, ``run.overlap``)."""
+        worker plays the next, ``run.overlap``). ``parallel_players``: the other players of a decision (past
+        versions, the bot) act in a second thread while the learner's forward pass runs in this one (with
+        ``run.overlap``, where the optimizer's core has room for them)."""
         self.config = config
+        self._players = ThreadPoolExecutor(1, thread_name_prefix="fivestack-players") if parallel_players else None
         self.reuse_buffers = int(reuse_buffers)
         self._seg_obs: list[dict[str, np.ndarray]] = []  # the reused sets of arrays, at most ``reuse_buffers``
         self._seg_turn = 0  # the set the next segment is written into
@@ -219,8 +223,10 @@ class RolloutWorker:
         return owners
 
     def _act(self, infer: InferenceFn, request: InferenceRequest) -> InferenceResult:
-        """Actions for every team: the learner's batched forward pass, then those of each other owner of rows in
-        play (the hook that plays it: a past version's pass, the bot's, Alice's), merged."""
+        """Actions for every team: the learner's batched forward pass and those of each other owner of rows in
+        play (the hook that plays it: a past version's pass, the bot's, Alice's), in that order or, with
+        ``parallel_players``, the others in the second thread meanwhile (each with its own generator, in the same
+        order: the same actions either way), merged."""
         owners = self.row_owners()
         t0 = time.perf_counter()
         if (owners == LATEST).all():
@@ -228,14 +234,17 @@ class RolloutWorker:
             self.seconds["learner"] += time.perf_counter() - t0
             return result
         learner = np.flatnonzero(owners == LATEST)
+        others = [(owner, np.flatnonzero(owners == owner)) for owner in np.unique(owners[owners != LATEST])]
+
+        def play_others() -> list[tuple[np.ndarray, InferenceResult]]:
+            return [(rows, next(hook for hook in self.hooks if hook.plays(owner)).act(self, owner, rows, request))
+                    for owner, rows in others]
+
+        pending = self._players.submit(play_others) if self._players is not None else None
         mine = infer(request.select(learner))
         self.seconds["learner"] += time.perf_counter() - t0
-        parts = [(learner, mine)]
-        for owner in np.unique(owners[owners != LATEST]):
-            rows = np.flatnonzero(owners == owner)
-            player = next(hook for hook in self.hooks if hook.plays(owner))
-            parts.append((rows, player.act(self, owner, rows, request, mine.version)))
-        return InferenceResult.merge(self.n_teams, parts, mine.version)
+        parts = pending.result() if pending is not None else play_others()
+        return InferenceResult.merge(self.n_teams, [(learner, mine), *parts], mine.version)
 
     def _env_actions(self, actions: np.ndarray) -> np.ndarray:
         out = no_orders(self.n_games, N_HEROES)

@@ -77,9 +77,10 @@ def bot_row_actions(bots: list, env: BatchedEnv, rows: np.ndarray, heroes: np.nd
     return actions
 
 
-def bot_result(actions: np.ndarray, request_state: tuple, version: int) -> InferenceResult:
+def bot_result(actions: np.ndarray, request_state: tuple, version: int = -1) -> InferenceResult:
     """A bot's actions (rows, K, 5) as an inference result: no log-prob, value or state (zeros shaped as the
-    request's), as its steps are not trained on."""
+    request's), as its steps are not trained on; ``version`` a stamp (-1: none, as a part that the worker merges
+    into the learner's result, which carries the learner's)."""
     rows, k = actions.shape[:2]
     zeros = np.zeros((rows, k), np.float32)
     state = tuple(np.zeros((rows * k, s.shape[-1]), s.dtype) for s in request_state)
@@ -101,7 +102,10 @@ class RolloutHook:
     def plays(self, owner: int) -> bool:
         return False
 
-    def act(self, worker, owner: int, rows: np.ndarray, request: InferenceRequest, version: int) -> InferenceResult:
+    def act(self, worker, owner: int, rows: np.ndarray, request: InferenceRequest) -> InferenceResult:
+        """The actions of team rows ``rows``, which ``owner`` (a player this hook ``plays``) plays. It may run in the
+        worker's second thread while the learner's forward pass runs (``parallel_players``): read the request and
+        the env, and change only this hook's own state."""
         raise NotImplementedError
 
     def between_steps(self, worker, env_actions: np.ndarray, owners: np.ndarray) -> np.ndarray:
@@ -178,7 +182,7 @@ class Opponents(RolloutHook):
     def plays(self, owner: int) -> bool:
         return owner >= 0
 
-    def act(self, worker, owner, rows, request, version):
+    def act(self, worker, owner, rows, request):
         t0 = time.perf_counter()
         result = self.opponents.inference(int(owner))(request.select(rows))
         worker.seconds["past"] += time.perf_counter() - t0
@@ -196,9 +200,9 @@ class OpponentBots(RolloutHook):
     def plays(self, owner: int) -> bool:
         return owner == BOT
 
-    def act(self, worker, owner, rows, request, version):
+    def act(self, worker, owner, rows, request):
         t0 = time.perf_counter()
-        result = bot_result(bot_row_actions(self.bots, worker.env, rows, worker.heroes), request.state, version)
+        result = bot_result(bot_row_actions(self.bots, worker.env, rows, worker.heroes), request.state)
         worker.seconds["bots"] += time.perf_counter() - t0
         return result
 
@@ -271,8 +275,8 @@ class SelfPlay(RolloutHook):
     def plays(self, owner: int) -> bool:
         return owner in (OWNER_ALICE, OWNER_IDLE)
 
-    def act(self, worker, owner, rows, request, version):
-        return self.asp.result(rows, version, worker.k, request.state[0].shape[-1])
+    def act(self, worker, owner, rows, request):
+        return self.asp.result(rows, worker.k, request.state[0].shape[-1])
 
     def view(self, worker, view):
         view["goal"] = self.asp.goal_features(worker.env, worker.n_teams, worker.k)
@@ -319,8 +323,8 @@ class Drill(RolloutHook):
     def plays(self, owner: int) -> bool:
         return owner == OWNER_DRILL_IDLE
 
-    def act(self, worker, owner, rows, request, version):
-        return bot_result(no_orders(rows.size, worker.k), request.state, version)
+    def act(self, worker, owner, rows, request):
+        return bot_result(no_orders(rows.size, worker.k), request.state)
 
     def between_steps(self, worker, env_actions, owners):
         self.drill.after_step(worker.env)  # the timestep just played (the idle rows keep no orders: keep_orders)

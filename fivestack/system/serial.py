@@ -44,11 +44,11 @@ from fivestack.system.rollout import RolloutWorker
 from fivestack.system.run_state import RunState, load_run, model_mismatch, save_run, starting_policy
 
 
-def use_torch_threads(config: TrainConfig) -> None:
-    """``run.torch_threads`` for this process (0: torch's default; 1 with ``run.overlap``, whose two threads each
-    keep a core busy), for training and for the evaluations that a script runs without training (two jobs on 2
-    cores: set 1)."""
-    threads = config.run.torch_threads or (1 if config.run.overlap else 0)
+def use_torch_threads(config: TrainConfig, training: bool = False) -> None:
+    """``run.torch_threads`` for this process (0: torch's default; in ``training`` with ``run.overlap``, 1: its
+    two threads keep a core busy each), for training and for the evaluations that a script runs without training
+    (two jobs on 2 cores: set 1)."""
+    threads = config.run.torch_threads or (1 if training and config.run.overlap else 0)
     if threads > 0:
         torch.set_num_threads(threads)
 
@@ -58,7 +58,7 @@ class SerialRunner(TrainingLoop):
     the evaluator and the logs; ``version``, ``agent_steps`` and ``run_dir`` say where the run stands."""
 
     def __init__(self, config: TrainConfig, resume: Path | None = None, say: Callable[[str], None] = say_line):
-        use_torch_threads(config)
+        use_torch_threads(config, training=True)
         passes = config.ppo.sample_reuse
         if passes < 1 or passes != int(passes):
             raise ConfigError(f"ppo.sample_reuse = {passes:g}: the serial runner makes that many passes over each "
@@ -101,7 +101,8 @@ class SerialRunner(TrainingLoop):
         # one loop trains on a segment before it collects the next: the segments' observations (most of a GB)
         # are written into the same arrays each time, not into fresh memory (with overlap, two sets in turn)
         self.worker = RolloutWorker(config, seed=self.state.worker_seed, opponents=opponents,
-                                    reuse_buffers=2 if config.run.overlap else 1, feature_share=self.feature_share())
+                                    reuse_buffers=2 if config.run.overlap else 1, feature_share=self.feature_share(),
+                                    parallel_players=config.run.overlap)
         self.state.worker_seed += 1
 
     @property

@@ -28,12 +28,13 @@ def _digest(array: np.ndarray) -> str:
 
 def seeded_run(tmp_path: Path) -> dict:
     """Four segments of a small 1v1 run with past opponents in the pool: what each segment played and the
-    losses, and the weights after them."""
+    losses, and the weights after them. The runner without overlap (collect, then train; ``test_overlap.py``
+    holds the overlapped runner to replaying itself)."""
     config = load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='golden'", "game.mode='1v1'",
                                 "rollout.games=2", "rollout.segment_steps=32", "ppo.batch_samples=4",
                                 "ppo.steps_per_version=1", "policy.lstm_size=16", "run.torch_threads=1",
                                 "eval.every_versions=0", "pool.past_fraction=0.5", "pool.add_every_versions=2",
-                                "run.seed=3", f"run.max_versions={2 * SEGMENTS}"])
+                                "run.seed=3", f"run.max_versions={2 * SEGMENTS}", "run.overlap=false"])
     runner = SerialRunner(config)
     played: list[dict] = []
     collect = runner.worker.collect

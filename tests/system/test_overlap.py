@@ -5,6 +5,7 @@ replays exactly, and it resumes from a checkpoint."""
 
 import json
 
+import numpy as np
 import torch
 
 from fivestack.runs.config import load_config
@@ -88,3 +89,35 @@ def test_max_versions_stops_at_that_version_and_a_resumed_run_goes_on(tmp_path):
     again.run()
     again.close()
     assert again.version == 10 and again.agent_steps == 5 * 128
+
+
+def test_other_players_in_a_second_thread_play_the_same_actions(tmp_path):
+    """``parallel_players``: past versions (two in play) and the scripted bot act in the worker's second thread
+    while the learner's pass runs; each has its own generator, so a segment is the same, action for action."""
+    from fivestack.match.inference import Inference
+    from fivestack.model.policy import Policy
+    from fivestack.system.pool import OpponentPool, PastOpponents
+    from fivestack.system.rollout import RolloutWorker
+
+    config = load_config(None, ["game.mode='1v1'", "rollout.games=6", "rollout.segment_steps=32", "policy.lstm_size=16",
+                                "pool.past_fraction=0.6", "pool.bot_fraction=0.3", "pool.opponent_slots=2"])
+    torch.manual_seed(0)
+    pool = OpponentPool(config.pool, tmp_path / "pool")
+    for version in (0, 1, 2):
+        pool.add(version, Policy(config.policy, config.game.patch).state_dict())
+    learner = Policy(config.policy, config.game.patch)
+
+    def segment(parallel: bool):
+        opponents = PastOpponents(pool, config.policy, seed=1, patch=config.game.patch)
+        worker = RolloutWorker(config, seed=2, opponents=opponents, parallel_players=parallel)
+        batch = worker.collect(Inference(learner, seed=3), team_spirit=0.3, keep_all=True)
+        return batch, worker
+
+    alone, worker_alone = segment(False)
+    threaded, worker_threaded = segment(True)
+    assert worker_alone.past_passes == worker_threaded.past_passes > 32  # past versions played at most steps
+    assert worker_threaded.seconds["bots"] > 0  # and the bot
+    np.testing.assert_array_equal(alone.actions, threaded.actions)
+    np.testing.assert_array_equal(alone.info["trainable"], threaded.info["trainable"])
+    for name in alone.obs:
+        np.testing.assert_array_equal(alone.obs[name], threaded.obs[name])

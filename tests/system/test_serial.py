@@ -17,7 +17,8 @@ def test_staleness_counts_the_versions_trained_since_a_sample_was_collected(tmp_
     config = load_config(None, [f"run.runs_dir='{tmp_path}'", "run.name='s'", "game.mode='1v1'", "rollout.games=2",
                                 "rollout.segment_steps=32", "ppo.batch_samples=4", "ppo.steps_per_version=1",
                                 "ppo.max_staleness=8", "policy.lstm_size=16", "run.torch_threads=1",
-                                "eval.every_versions=0", "pool.past_fraction=0.0", "run.max_versions=6"])
+                                "eval.every_versions=0", "pool.past_fraction=0.0", "run.max_versions=6",
+                                "run.overlap=false"])  # with overlap a segment is one step staler (test_overlap.py)
     runner = SerialRunner(config)
     runner.run()
     runner.close()
