@@ -27,7 +27,7 @@ import torch
 
 from fivestack.model.policy import Policy
 from fivestack.system.clone.recorder import CloneRecorder
-from fivestack.system.clone.shards import ShardStore, bytes_per_million
+from fivestack.system.clone.shards import ShardStore, ShardWriter, bytes_per_million
 from fivestack.system.clone.supervised import SupervisedTrainer
 from fivestack.runs.config import load_config
 from fivestack.match.inference import Inference
@@ -41,14 +41,17 @@ def record_rate(config, seconds: float, store: ShardStore | None, inference=None
     recorder.record(8)  # warm-up
     per_decision = len(recorder.seats) * recorder.k * config.rollout.decision_steps
     done, start = 0, time.perf_counter()
+    writer = ShardWriter(store) if store is not None else None  # as the clone pipeline writes them
     while time.perf_counter() - start < seconds:
         shard = recorder.record(steps)
-        if store is not None:
+        if writer is not None:
             for split, mask in (("train", ~recorder.held_out), ("valid", recorder.held_out)):
                 if mask.any():
-                    store.write(shard.select_streams(np.flatnonzero(mask)), split, "teacher",
-                                steps * recorder.k * config.rollout.decision_steps * int(mask.sum()))
+                    writer.write(shard.select_streams(np.flatnonzero(mask)), split, "teacher",
+                                 steps * recorder.k * config.rollout.decision_steps * int(mask.sum()))
         done += steps * per_decision
+    if writer is not None:
+        writer.close()  # the last shard's write counts in the time
     wall = time.perf_counter() - start
     return {"agent_steps_per_s": round(done / wall, 1), "agent_steps": done, "seconds": round(wall, 1),
             "seats": len(recorder.seats)}

@@ -15,7 +15,7 @@ import torch
 from fivestack.model.policy import Policy
 from fivestack.system.clone import clone_policy
 from fivestack.system.clone.recorder import CloneRecorder, seats
-from fivestack.system.clone.shards import ShardError, ShardStore, read_shard
+from fivestack.system.clone.shards import ShardError, ShardStore, ShardWriter, read_shard
 from fivestack.system.clone.supervised import SupervisedTrainer, loss_weight
 from fivestack.runs.config import ConfigError, load_config
 from fivestack.runs.checkpoints import load_checkpoint
@@ -76,6 +76,28 @@ def test_shards_round_trip_bit_for_bit(tmp_path, recorded):
     for name in ("labels", "actions", "first", "hero_slots"):
         assert np.array_equal(getattr(back, name), getattr(shard, name)), name
     assert ShardStore(tmp_path / "clone").progress.agent_steps("teacher") == 1234
+
+
+def test_the_shard_writer_writes_in_order_in_its_thread_and_raises_a_failed_write(tmp_path, recorded):
+    """``ShardWriter``: the shards in the order given, each in progress.json with its file whole (a new store reads
+    them back equal); a write that fails is raised by the next call, not lost in the thread."""
+    _, recorder, shard = recorded
+    store = ShardStore(tmp_path / "clone")
+    parts = [shard.select_streams(np.array([i])) for i in range(3)]
+    with ShardWriter(store) as writer:
+        for i, part in enumerate(parts):
+            writer.write(part, "train", "teacher", 100 + i)
+    again = ShardStore(tmp_path / "clone")
+    assert [(s.file, s.agent_steps) for s in again.progress.shards] == [
+        ("train-00000.npz", 100), ("train-00001.npz", 101), ("train-00002.npz", 102)]
+    for record, part in zip(again.progress.shards, parts):
+        assert np.array_equal(again.read(record.file).obs["units"], part.obs["units"])
+    writer = ShardWriter(store)
+    writer.write(parts[0], "neither", "teacher", 1)  # not a split: fails in the writer's thread
+    with pytest.raises(ValueError, match="split must be one of"):
+        writer.write(parts[1], "train", "teacher", 1)
+    writer.close()
+    assert len(ShardStore(tmp_path / "clone").progress.shards) == 3  # nothing recorded for the failed write
 
 
 def test_a_damaged_shard_is_one_clear_error(tmp_path, recorded):

@@ -29,7 +29,7 @@ from safetensors.torch import load_file, save_file
 
 from fivestack.model.policy import Policy
 from fivestack.system.clone.recorder import CloneRecorder
-from fivestack.system.clone.shards import ShardError, ShardStore, bytes_per_million
+from fivestack.system.clone.shards import ShardError, ShardStore, ShardWriter, bytes_per_million
 from fivestack.system.clone.supervised import SupervisedTrainer
 from fivestack.runs.config import TrainConfig
 from fivestack.match.inference import Inference
@@ -110,15 +110,17 @@ class _Clone:
         recorder = CloneRecorder(config, seed=config.run.seed * 7_777 + 1_000 * n_shards + hash_kind(kind),
                                  inference=inference)
         results = []
-        while done < target:
-            progress(kind, done, target, f"recording {kind}")
-            shard = recorder.record(self.c.shard_steps)
-            per_stream = shard.steps * shard.labels.shape[2] * config.rollout.decision_steps
-            for split, mask in (("train", ~recorder.held_out), ("valid", recorder.held_out)):
-                if mask.any():
-                    store.write(shard.select_streams(mask.nonzero()[0]), split, kind, per_stream * int(mask.sum()))
-            done = store.progress.agent_steps(kind)
-            results += recorder.take_results()
+        with ShardWriter(store) as writer:  # a shard is deflated and written while the next one is recorded
+            while done < target:
+                progress(kind, done, target, f"recording {kind}")
+                shard = recorder.record(self.c.shard_steps)
+                per_stream = shard.steps * shard.labels.shape[2] * config.rollout.decision_steps
+                for split, mask in (("train", ~recorder.held_out), ("valid", recorder.held_out)):
+                    if mask.any():
+                        writer.write(shard.select_streams(mask.nonzero()[0]), split, kind, per_stream * int(mask.sum()))
+                done += per_stream * len(recorder.seats)
+                results += recorder.take_results()
+        done = store.progress.agent_steps(kind)
         seconds = time.perf_counter() - t0
         self.phases[kind] = {"agent_steps": done, "seconds": seconds,
                              "agent_steps_per_s": (done - start) / max(seconds, 1e-9), **win_rates(results)}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -163,6 +164,40 @@ class ShardStore:
 
     def read(self, name: str) -> Shard:
         return read_shard(self.directory / name)
+
+
+class ShardWriter:
+    """``ShardStore.write`` in a second thread, so that deflating a shard (about as long as recording it on one
+    core) runs while the next is recorded. Writes happen one at a time in the order given, each recorded in
+    ``progress.json`` only once its file is whole, as ``ShardStore.write`` does; at most one shard waits, so that
+    memory holds two. ``close`` (or leaving the ``with`` block) waits for the last; an error in a write is raised
+    by the next ``write`` or by ``close``."""
+
+    def __init__(self, store: ShardStore):
+        self.store = store
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="fivestack-shards")
+        self._pending: Future | None = None
+
+    def write(self, shard: Shard, split: str, kind: str, agent_steps: int) -> None:
+        self._wait()
+        self._pending = self._thread.submit(self.store.write, shard, split, kind, agent_steps)
+
+    def _wait(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self) -> None:
+        try:
+            self._wait()
+        finally:
+            self._thread.shutdown()
+
+    def __enter__(self) -> "ShardWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def read_shard(path: Path) -> Shard:
