@@ -263,7 +263,8 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
             "pool_versions_at_start": pool_at_start, "pool_versions": pool_versions_end,
             "opponent_slots": config.pool.opponent_slots, "teacher": config.ppo.teacher or None,
             "past_forward_passes_per_decision": round(past_passes / max(segments, 1), 3),
-            "overlap": overlap, "torch_threads": torch.get_num_threads(), "cpu_cores": os.cpu_count(),
+            "overlap": overlap, "cpu_cores": os.cpu_count(),
+            "torch_threads": config.run.torch_threads or ("1 per thread" if overlap else "default"),
             "torch": torch.__version__, **optimizer}
 
 

@@ -44,13 +44,12 @@ from fivestack.system.rollout import RolloutWorker
 from fivestack.system.run_state import RunState, load_run, model_mismatch, save_run, starting_policy
 
 
-def use_torch_threads(config: TrainConfig, training: bool = False) -> None:
-    """``run.torch_threads`` for this process (0: torch's default; in ``training`` with ``run.overlap``, 1: its
-    two threads keep a core busy each), for training and for the evaluations that a script runs without training
-    (two jobs on 2 cores: set 1)."""
-    threads = config.run.torch_threads or (1 if training and config.run.overlap else 0)
-    if threads > 0:
-        torch.set_num_threads(threads)
+def use_torch_threads(config: TrainConfig) -> None:
+    """``run.torch_threads`` for this process (0: torch's default), for training and for the evaluations that a
+    script runs without training (two jobs on 2 cores: set 1). With ``run.overlap`` and 0, the overlapped steps
+    run with one torch thread each (``SerialRunner._overlapped_step``), the clone phase with torch's default."""
+    if config.run.torch_threads > 0:
+        torch.set_num_threads(config.run.torch_threads)
 
 
 class SerialRunner(TrainingLoop):
@@ -58,7 +57,7 @@ class SerialRunner(TrainingLoop):
     the evaluator and the logs; ``version``, ``agent_steps`` and ``run_dir`` say where the run stands."""
 
     def __init__(self, config: TrainConfig, resume: Path | None = None, say: Callable[[str], None] = say_line):
-        use_torch_threads(config, training=True)
+        use_torch_threads(config)
         passes = config.ppo.sample_reuse
         if passes < 1 or passes != int(passes):
             raise ConfigError(f"ppo.sample_reuse = {passes:g}: the serial runner makes that many passes over each "
@@ -85,6 +84,7 @@ class SerialRunner(TrainingLoop):
         self._pending: tuple[SampleBatch, float] | None = None  # with overlap: the segment played, not trained yet
         self._trainer: ThreadPoolExecutor | None = None  # with overlap: the thread the optimizer trains in
         self._collect_tau = 0.0  # the team spirit of the segment being played (``_prepare_collect``)
+        self._threads_before = 0  # torch's threads before the overlapped steps set one (restored when they end)
         self.buffer = SampleBuffer(config.ppo.max_staleness)
         self.rng = np.random.default_rng(config.run.seed)
         self.evaluator: EvaluatorProcess | RatingEvaluator | None = None
@@ -190,6 +190,9 @@ class SerialRunner(TrainingLoop):
         """``run.overlap``: train on the segment played last step (in the trainer thread) while this thread plays
         the next with the weights from before that training; then the acting copy takes the trained weights."""
         t0 = time.monotonic()
+        if not self.config.run.torch_threads and torch.get_num_threads() != 1:  # a core each: one torch thread
+            self._threads_before = torch.get_num_threads()
+            torch.set_num_threads(1)
         if self._pending is None:  # the first step (or the first after a drain) has nothing to train on yet
             self._pending = self._collect()
         batch, tau = self._pending
@@ -281,6 +284,12 @@ class SerialRunner(TrainingLoop):
 
     def _log(self, version: int, agent_steps: int, metrics: dict[str, float]) -> None:
         self.controller.log(version, agent_steps, metrics)
+
+    def _stop_components(self) -> None:
+        """After the loop (and its last segment's training): torch's threads as they were before the overlap."""
+        if self._threads_before:
+            torch.set_num_threads(self._threads_before)
+            self._threads_before = 0
 
     @property
     def pool_joined(self) -> int:

@@ -121,3 +121,22 @@ def test_other_players_in_a_second_thread_play_the_same_actions(tmp_path):
     np.testing.assert_array_equal(alone.info["trainable"], threaded.info["trainable"])
     for name in alone.obs:
         np.testing.assert_array_equal(alone.obs[name], threaded.obs[name])
+
+
+def test_the_overlapped_steps_take_one_torch_thread_and_give_the_default_back(tmp_path):
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)  # as torch's default on 2 cores, whatever the test process was given
+    seen = []
+    runner = SerialRunner(small_config(tmp_path, True, "run.torch_threads=0", "run.max_versions=4"))
+    train = runner._train
+
+    def spying_train(batch):
+        seen.append(torch.get_num_threads())
+        return train(batch)
+
+    runner._train = spying_train
+    runner.run()
+    runner.close()
+    assert seen and set(seen) == {1}  # each step's training (and the last one's) ran on one thread
+    assert torch.get_num_threads() == 2  # what evaluations after the run get
+    torch.set_num_threads(before)
