@@ -33,9 +33,10 @@ split in ``seconds_split``) in simulation (env step and observation encoding), l
 version's batched forward passes in rollouts), past_inference (the past versions' forward passes), teacher_labels
 (the teacher bot's actions, ``ppo.teacher``), bots (the opponent bot's decisions, ``pool.bot_fraction``),
 optimisation (PPO updates) and other (the rest: copying observations into the segment, GAE, logging). With
-``run.overlap`` (the serial runner's two threads) the optimisation runs beside the rollout, so the shares sum to
-more than 1: other is then the rollout thread's remainder, and rollout_waiting the time it waited for the
-optimizer (and for the acting weights' copy). And
+``run.overlap`` (the serial runner's threads) the optimisation runs beside the rollout and the past versions and
+bots beside the learner's pass, so the shares overlap and sum to more than 1: in place of other, rollout_thread
+(the rollout thread's busy share) and rollout_waiting (the time it waited for the optimizer and the acting
+weights' copy). And
 ``optimizer_agent_steps_per_s``, the optimizer alone: ``Optimizer.train`` in a loop for ``--optimizer-seconds``
 on one batch of ``ppo.batch_samples`` samples cut from a freshly played segment (host-to-device copies
 included; an agent-step is one hero's timestep, as in the whole loop's figure). With
@@ -244,11 +245,11 @@ def serial(seconds: float, overrides: list[str], warmup_seconds: float = 0.0, op
     share = {k: round(v / wall, 3) for k, v in totals.items()}
     split = {k: round(v, 2) for k, v in totals.items()}
     overlap = config.run.overlap
-    if overlap:  # two threads: the rollout's parts and the optimisation each a share of the same wall time
-        rollout_parts = sum(v for k, v in totals.items() if k != "optimisation")
-        split["other"] = round(rollout_seconds - rollout_parts, 2)  # the rollout thread's own remainder
+    if overlap:  # threads at once: each part a share of the same wall time (past versions and bots beside the
+        # learner's pass), so the shares overlap; what each thread was busy with instead of a remainder
+        split["rollout_thread"] = round(rollout_seconds, 2)
         split["rollout_waiting"] = round(wall - rollout_seconds, 2)  # for the optimizer, and the weights' copy
-        share["other"] = round(split["other"] / wall, 3)
+        share["rollout_thread"] = round(rollout_seconds / wall, 3)
         share["rollout_waiting"] = round(split["rollout_waiting"] / wall, 3)
     else:
         share["other"] = round(1.0 - sum(totals.values()) / wall, 3)
