@@ -9,9 +9,9 @@ components here, one after the other:
     with ``run.overlap``: the same, with collect and train at the same time on two threads: the optimizer trains
           on the segment played in the previous step while the worker plays the next one with a copy of the
           weights from before that training (``acting``; one segment staler than without overlap); at the end of
-          the step the copy takes the new weights. The last segment played is trained on when the loop ends
-          (``_last_report``; dropped at ``run.max_versions``); one played before a crash is lost with the
-          process (never counted: a segment's agent-steps count when it is trained on).
+          the step the copy takes the new weights. The segment in play when the loop ends (or the process dies)
+          is dropped, never counted: a segment's agent-steps count when it is trained on, so a budget stops the
+          run where it stops without overlap.
     the evaluator: its own process (EvaluatorProcess), or this one with ``eval.in_process`` (RatingEvaluator,
           deterministic: a version is rated as soon as it is offered)
 """
@@ -217,19 +217,11 @@ class SerialRunner(TrainingLoop):
         return losses, time.monotonic() - t0
 
     def _last_report(self) -> Report | None:
-        """With overlap, when the loop ends: train on the segment played in the last step, unless the run reached
-        ``run.max_versions`` (the segment is then dropped, never counted: the run stops at that version)."""
-        if self._pending is None:
-            return None
-        batch, tau = self._pending
+        """With overlap, when the loop ends: the segment played in the last step is dropped, never trained on nor
+        counted (a segment's agent-steps count when it is trained on), so that a run stops where its budget says,
+        as without overlap; the next ``run`` plays a fresh one."""
         self._pending = None
-        if self.config.run.max_versions and self.version >= self.config.run.max_versions:
-            return None
-        t0 = time.monotonic()
-        losses = self._train(batch)
-        self._update_acting()
-        train_s = time.monotonic() - t0
-        return self._segment_report(batch, tau, losses, 0.0, train_s, train_s)
+        return None
 
     def _segment_report(self, batch: SampleBatch, tau: float, losses: dict[str, float], rollout_s: float,
                         train_s: float, step_s: float) -> Report:

@@ -1,7 +1,8 @@
 """The serial runner with ``run.overlap``: the optimizer trains on one segment in a second thread while the next is
-played with the weights from before that training. What it must keep: every segment it plays is trained on
-(counted once, the last one too), the acting weights lag by exactly one step and catch up after it, a seeded run
-replays exactly, and it resumes from a checkpoint."""
+played with the weights from before that training. What it must keep: each segment trained on is counted once and
+the budget stops it where it stops without overlap (the segment in play then is dropped, never counted), the acting
+weights lag by exactly one step and catch up after it, a seeded run replays exactly, and it resumes from a
+checkpoint."""
 
 import json
 
@@ -44,20 +45,20 @@ def play(tmp_path, overlap: bool, segments: int, *more: str):
     return runner, collected, [line for line in lines if "loss/policy" in line]
 
 
-def test_every_segment_played_is_trained_once_with_the_weights_one_step_behind(tmp_path):
+def test_each_segment_is_trained_once_with_the_weights_one_step_behind(tmp_path):
     runner, collected, trained = play(tmp_path / "a", True, 4)
-    # the first step plays two segments (nothing to train on before the first); each later step one; the loop's
-    # end trains the last: 5 played, 5 trained, each segment's agent-steps counted once
-    assert len(collected) == 5 and len(trained) == 5
+    # the first step plays two segments (nothing to train on before the first); each later step one; the one in
+    # play when the loop ends is dropped: 5 played, 4 trained, each trained segment's agent-steps counted once
+    assert len(collected) == 5 and len(trained) == 4
     per_segment = 2 * 2 * 32  # games x teams x decisions (1v1: one hero a team, one timestep a decision)
-    assert runner.agent_steps == 5 * per_segment
-    assert [line["agent_steps"] for line in trained] == [per_segment * (i + 1) for i in range(5)]
+    assert runner.agent_steps == 4 * per_segment
+    assert [line["agent_steps"] for line in trained] == [per_segment * (i + 1) for i in range(4)]
     # 8 samples a segment, 4 per gradient step, a version per step: 2 versions per segment trained
-    assert runner.version == 10
+    assert runner.version == 8
     # segment 0 and 1 are played by version 0 (segment 1 while segment 0 trains), segment k by version 2 (k - 1)
     assert [c["stamp"] for c in collected] == [0, 0, 2, 4, 6]
     # staleness: a segment trains over 2 versions (0.5 on average); played one step earlier, 2 more
-    assert [line["staleness/mean"] for line in trained] == [0.5, 2.5, 2.5, 2.5, 2.5]
+    assert [line["staleness/mean"] for line in trained] == [0.5, 2.5, 2.5, 2.5]
     # the acting copy changes between steps only and ends equal to the trained weights
     assert collected[0]["weights"] == collected[1]["weights"] != collected[2]["weights"]
     for name, tensor in runner.policy.state_dict().items():
@@ -73,16 +74,18 @@ def test_a_seeded_overlapped_run_replays_exactly(tmp_path):
 
 
 def test_without_overlap_the_acting_weights_are_the_optimizers(tmp_path):
-    runner, collected, trained = play(tmp_path, False, 3)
-    assert runner.acting is runner.policy and len(collected) == len(trained) == 3
-    assert [c["stamp"] for c in collected] == [0, 2, 4]  # each segment played by the version trained so far
+    runner, collected, trained = play(tmp_path, False, 4)
+    assert runner.acting is runner.policy and len(collected) == len(trained) == 4
+    assert [c["stamp"] for c in collected] == [0, 2, 4, 6]  # each segment played by the version trained so far
+    overlapped, _, _ = play(tmp_path / "o", True, 4)
+    assert overlapped.agent_steps == runner.agent_steps and overlapped.version == runner.version  # the same budget
 
 
 def test_max_versions_stops_at_that_version_and_a_resumed_run_goes_on(tmp_path):
     runner = SerialRunner(small_config(tmp_path, True, "run.max_versions=6"))
     runner.run()
     runner.close()
-    assert runner.version == 6 and runner.agent_steps == 3 * 128  # the segment played meanwhile is not counted
+    assert runner.version == 6 and runner.agent_steps == 3 * 128  # the segment in play at the end is not counted
     again = SerialRunner(small_config(tmp_path, True, "run.max_versions=10"), resume=runner.run_dir)
     for name, tensor in runner.policy.state_dict().items():  # the acting copy starts from the checkpoint
         assert torch.equal(again.acting.state_dict()[name], tensor), name
@@ -137,6 +140,6 @@ def test_the_overlapped_steps_take_one_torch_thread_and_give_the_default_back(tm
     runner._train = spying_train
     runner.run()
     runner.close()
-    assert seen and set(seen) == {1}  # each step's training (and the last one's) ran on one thread
+    assert seen and set(seen) == {1}  # each step's training ran on one thread
     assert torch.get_num_threads() == 2  # what evaluations after the run get
     torch.set_num_threads(before)
