@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fivestack.model.policy import merge_moments
+from fivestack.model.normalizers import merge_moments
 
 
 @dataclass

@@ -22,7 +22,8 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from fivestack.model.policy import Policy, normalizer_input
+from fivestack.model.normalizers import normalizer_input
+from fivestack.model.policy import Policy
 from fivestack.rl.normalize import RunningStd
 
 
