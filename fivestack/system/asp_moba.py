@@ -179,7 +179,7 @@ class MobaSelfPlay:
         self.stopped[stop] = True
         self.goal[stop] = state[choice == STOP]
 
-    def result(self, rows: np.ndarray, k: int, lstm_size: int, version: int = -1) -> InferenceResult:
+    def result(self, rows: np.ndarray, k: int, lstm_size: int) -> InferenceResult:
         """Alice's (or the idle hero's: keep still) actions for team rows ``rows``, as a bot's result."""
         actions = np.zeros((rows.size, k, N_ACTION_FIELDS), np.int64)
         actions[..., ACT_TARGET] = -1
@@ -192,7 +192,7 @@ class MobaSelfPlay:
         zeros = np.zeros((rows.size, k), np.float32)
         state = tuple(np.zeros((rows.size * k, lstm_size), np.float32) for _ in range(2))
         return InferenceResult(actions, np.zeros((rows.size, k, len(HEADS)), np.float32), zeros, zeros + 0.5, state,
-                               version)
+                               -1)  # no version: the worker merges it into the learner's result, which has one
 
     def goal_features(self, env, n_teams: int, k: int) -> np.ndarray:
         """(teams, K, GOAL_WIDTH): on Bob's rows [1, goal minus his hero's state (scaled), decisions left / t_max]."""

@@ -83,7 +83,6 @@ class SerialRunner(TrainingLoop):
         self.inference = Inference(self.acting, seed=config.run.seed)
         self._pending: tuple[SampleBatch, float] | None = None  # with overlap: the segment played, not trained yet
         self._trainer: ThreadPoolExecutor | None = None  # with overlap: the thread the optimizer trains in
-        self._collect_tau = 0.0  # the team spirit of the segment being played (``_prepare_collect``)
         self._threads_before = 0  # torch's threads before the overlapped steps set one (restored when they end)
         self.buffer = SampleBuffer(config.ppo.max_staleness)
         self.rng = np.random.default_rng(config.run.seed)
@@ -193,17 +192,17 @@ class SerialRunner(TrainingLoop):
         if not self.config.run.torch_threads and torch.get_num_threads() != 1:  # a core each: one torch thread
             self._threads_before = torch.get_num_threads()
             torch.set_num_threads(1)
-        if self._pending is None:  # the first step (or the first after a drain) has nothing to train on yet
+        if self._pending is None:  # the loop's first step has nothing to train on yet
             self._pending = self._collect()
         batch, tau = self._pending
         self._pending = None
-        self._prepare_collect()  # read the version, value scale and team spirit before training moves them
+        next_tau = self._prepare_collect()  # the version, value scale and team spirit, before training moves them
         if self._trainer is None:
             self._trainer = ThreadPoolExecutor(1, thread_name_prefix="fivestack-optimizer")
         training = self._trainer.submit(self._timed_train, batch)
         t1 = time.monotonic()
         try:
-            next_segment = self._collect(prepared=True)
+            next_segment = self._collect(next_tau)
         finally:
             losses, train_s = training.result()  # a failure in either thread ends the step
         t2 = time.monotonic()
@@ -239,21 +238,19 @@ class SerialRunner(TrainingLoop):
         metrics.update(batch.info.get("drill", {}))  # the drill's episodes and successes (drill.name), if any
         return Report(metrics, hero_steps / max(step_s, 1e-9), batch.info, self.worker.feature_share)
 
-    def _prepare_collect(self) -> None:
-        """The version, value scale and team spirit the next segment is played with, and its share of the annealed
-        feature, read from the optimizer as it stands."""
+    def _prepare_collect(self) -> float:
+        """Set the version, value scale and share of the annealed feature the next segment is played with, as the
+        optimizer stands; the team spirit to play it with."""
         self.inference.version = self.version
         self.inference.value_scale = self.optimizer.value_scale
-        self._collect_tau = team_spirit_at(self.config.ppo, self.version)
         self.worker.feature_share = self.feature_share()
+        return team_spirit_at(self.config.ppo, self.version)
 
-    def _collect(self, prepared: bool = False) -> tuple[SampleBatch, float]:
+    def _collect(self, tau: float | None = None) -> tuple[SampleBatch, float]:
         """One segment played by the acting version, and the team spirit it was played with. The segment is
         whole, with the samples to train on listed (not copied without those a past version played): the
         buffer and the statistics read only those."""
-        if not prepared:
-            self._prepare_collect()
-        tau = self._collect_tau
+        tau = self._prepare_collect() if tau is None else tau  # given: prepared before the optimizer moved on
         return self.worker.collect(self.inference, tau, keep_all=True), tau
 
     def _update_acting(self) -> None:
@@ -278,7 +275,7 @@ class SerialRunner(TrainingLoop):
         self.controller.log(version, agent_steps, metrics)
 
     def _stop_components(self) -> None:
-        """After the loop (and its last segment's training): torch's threads as they were before the overlap."""
+        """After the loop: torch's threads as they were before the overlap."""
         if self._threads_before:
             torch.set_num_threads(self._threads_before)
             self._threads_before = 0
