@@ -177,6 +177,9 @@ class CloneConfig:
                                     "again on all the data")
     dagger_agent_steps: int = setting(300_000, "agent-steps of the clone's play recorded per DAgger round")
     dagger_passes: int = setting(3, "most passes over all the data after each DAgger round")
+    eval_games: int = setting(0, "games per bot (clone.eval_opponents) the clone plays after each training phase; "
+                                 "0: none")
+    eval_opponents: tuple[str, ...] = setting(("random", "scripted"), "the bots the clone meets after each phase")
 
 
 @dataclass

@@ -88,6 +88,7 @@ RANGES: dict[tuple[str, str], tuple[float | None, float | None, bool, bool]] = {
     ("clone", "dagger_rounds"): (0, None, True, False),
     ("clone", "dagger_agent_steps"): (1, None, True, False),
     ("clone", "dagger_passes"): (1, None, True, False),
+    ("clone", "eval_games"): (0, None, True, False),
     ("policy", "unit_embedding"): (1, None, True, False),
     ("policy", "element_hidden"): (1, None, True, False),
     ("policy", "trunk"): (1, None, True, False),
@@ -217,6 +218,10 @@ def validate_clone(config) -> None:
     unknown = [name for name in c.opponents if name not in BOTS]
     if unknown or not c.opponents:
         raise ConfigError(f"clone.opponents must name bots of {list(BOTS)}, got {list(c.opponents)}")
+    unknown = [name for name in c.eval_opponents if name not in BOTS]
+    if c.eval_games and (unknown or not c.eval_opponents):
+        raise ConfigError(f"clone.eval_opponents must name bots of {list(BOTS)}, got {list(c.eval_opponents)}; "
+                          f"or set clone.eval_games=0 to measure the clone on held-out labels only")
     if c.shard_steps < config.rollout.sample_steps + c.burn_in:
         raise ConfigError(f"clone.shard_steps ({c.shard_steps}) must be at least rollout.sample_steps + clone.burn_in "
                           f"({config.rollout.sample_steps} + {c.burn_in}): a shard holds whole BPTT chunks")

@@ -200,6 +200,30 @@ def test_the_clone_is_version_0_and_resumes_into_ppo_with_its_weights(tmp_path):
     resumed.close()
 
 
+def test_each_training_phase_is_measured_in_play_with_the_weights_it_ended_with(tmp_path):
+    from fivestack.match.agents import trained_game_of
+    from fivestack.system.evaluator import evaluate
+
+    config = tiny_clone_run(tmp_path, "in-play", "clone.eval_games=4", "clone.eval_opponents=['random', 'scripted']",
+                            "eval.max_seconds=30.0")
+    runner = SerialRunner(config)
+    runner.clone()
+    phases = json.loads((runner.run_dir / "clone" / "progress.json").read_text())["phases"]
+    for name in ("train-0", "train-1"):
+        assert set(phases[name]["in_play"]) == {"random", "scripted"}
+        assert all(figures["games"] == 4 for figures in phases[name]["in_play"].values())
+    assert "in_play" not in phases["teacher"] and "in_play" not in phases["dagger-1"]
+    # the last phase's figures are the final clone's: the same games played again give the same outcomes
+    again = evaluate(runner.policy, "scripted", 4, "1v1", 30.0, seed=20_000 + config.run.seed, decision_steps=2,
+                     **trained_game_of(config.game))
+    last = phases["train-1"]["in_play"]["scripted"]
+    assert (again.win_rate, again.draw_rate, again.team_stats) == (last["win_rate"], last["draw_rate"],
+                                                                   last["team_stats"])
+    metrics = [json.loads(line) for line in (runner.run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert any("clone/train-1/win_rate_vs_random" in record for record in metrics)
+    runner.close()
+
+
 def test_a_killed_clone_resumes_after_its_last_phase(tmp_path, monkeypatch):
     config = tiny_clone_run(tmp_path, "killed")
     runner = SerialRunner(config)
@@ -331,6 +355,8 @@ def test_clone_settings_are_checked():
         load_config(None, ["clone.bot='scripted'", "clone.opponents=['random', 'nobody']"])
     with pytest.raises(ConfigError, match="act on a clone: set clone.bot"):
         load_config(None, ["ppo.kl_weight=1.0"])
+    with pytest.raises(ConfigError, match="clone.eval_opponents must name bots"):
+        load_config(None, ["clone.bot='scripted'", "clone.eval_games=8", "clone.eval_opponents=['nobody']"])
     with pytest.raises(ConfigError, match="clone.shard_steps"):
         load_config(None, ["clone.bot='scripted'", "clone.shard_steps=8"])
 

@@ -7,6 +7,9 @@
            (at most ``clone.passes``; the best pass's weights are kept);
         3. ``clone.dagger_rounds`` rounds: the clone plays (sampling, as PPO will), the bot labels its states
            (``clone.dagger_agent_steps`` each), and the policy trains again on all the data so far.
+        With ``clone.eval_games``, the clone plays that many games against each of ``clone.eval_opponents`` after
+        every training phase (``evaluator.evaluate``, the evaluation's own games): each DAgger round is measured
+        in play, not only on held-out labels (``in_play`` in the phase's progress).
         Every phase is recorded in ``clone/progress.json`` and the weights after each training phase in
         ``clone/model.safetensors``: a killed clone resumes after its last finished shard or phase. The final
         weights there are the frozen reference of PPO's KL term (``ppo.kl_weight``).
@@ -32,7 +35,9 @@ from fivestack.system.clone.recorder import CloneRecorder
 from fivestack.system.clone.shards import ShardError, ShardStore, ShardWriter, bytes_per_million
 from fivestack.system.clone.supervised import SupervisedTrainer
 from fivestack.runs.config import TrainConfig
+from fivestack.match.agents import trained_game_of
 from fivestack.match.inference import Inference
+from fivestack.system.evaluator import evaluate
 
 CLONE_DIR = "clone"
 CLONE_WEIGHTS = "model.safetensors"
@@ -154,7 +159,7 @@ class _Clone:
             self.policy.load_state_dict(best_state)
         seconds = time.perf_counter() - t0
         self.phases[name] = {"passes": len(history), "grad_steps": self.trainer.grad_steps, "seconds": seconds,
-                             "history": history, "held_out": best_metrics}
+                             "history": history, "held_out": best_metrics, **self._in_play(name)}
         tmp = self.weights.with_name(f".{self.weights.name}.tmp")
         save_file({k: v.detach().cpu().contiguous() for k, v in self.policy.state_dict().items()}, str(tmp))
         tmp.replace(self.weights)
@@ -191,6 +196,26 @@ class _Clone:
         self.log(store.progress.agent_steps(), {**train, **valid, "clone/pass": p + 1, "clone/grad_steps":
                                                 trainer.grad_steps, "clone/pass_grad_steps": trainer.grad_steps - steps_before})
         return train, valid
+
+    def _in_play(self, name: str) -> dict:
+        """The clone after phase ``name`` against each of ``clone.eval_opponents`` (``clone.eval_games`` games
+        each, half on each side, sampled actions, the evaluation's seeds and time limit), logged; {} without."""
+        if self.c.eval_games <= 0:
+            return {}
+        config, figures = self.config, {}
+        self.progress(name, 0, len(self.c.eval_opponents), f"{name}: the clone in play")
+        for i, opponent in enumerate(self.c.eval_opponents):
+            result = evaluate(self.policy, opponent, self.c.eval_games, config.game.mode, config.eval.max_seconds,
+                              seed=20_000 + config.run.seed, decision_steps=config.rollout.decision_steps,
+                              **trained_game_of(config.game))
+            figures[opponent] = {"win_rate": result.win_rate, "ci95": list(result.ci95), "draw_rate":
+                                 result.draw_rate, "games": result.games, "mean_minutes": result.mean_minutes,
+                                 "team_stats": result.team_stats}
+            self.progress(name, i + 1, len(self.c.eval_opponents), f"{name}: the clone in play")
+        self.log(self.store.progress.agent_steps(),
+                 {f"clone/{name}/{key}_vs_{opponent}": figures[opponent][key] for opponent in figures
+                  for key in ("win_rate", "draw_rate")})
+        return {"in_play": figures}
 
     def finish(self, last: str) -> CloneSummary:
         """The clone's summary; ``last``, the last training phase, gives the held-out figures."""
