@@ -29,7 +29,7 @@ import torch
 
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.system.buffer import SampleBuffer
-from fivestack.system.clone import clone_policy, load_clone_weights
+from fivestack.system.clone import clone_needed, clone_policy, kl_reference
 from fivestack.runs.config import ConfigError, TrainConfig, reward_weights
 from fivestack.system.controller import Controller, new_run_dir
 from fivestack.match.device import resolve_device, to_cpu
@@ -148,11 +148,8 @@ class SerialRunner(TrainingLoop):
         or the run has its clone already; its recorded agent-steps become the run's first, and version 0 is
         checkpointed. A killed clone resumes where it stopped."""
         cfg = self.config
-        if not cfg.clone.bot or self.state.clone:
+        if not clone_needed(cfg, self.state.clone, self.version, self.run_dir):
             return
-        if self.version > 0:
-            raise ConfigError(f"clone.bot = {cfg.clone.bot!r}, but run {self.run_dir} is at version {self.version} "
-                              f"without a clone: a clone is a run's version 0; start a new run for it")
         t0 = time.monotonic()
         summary = clone_policy(cfg, self.run_dir, self.policy,
                                lambda steps, metrics: self.controller.log(0, steps, metrics), on_progress)
@@ -163,10 +160,10 @@ class SerialRunner(TrainingLoop):
 
     def _set_reference(self) -> None:
         """The frozen clone for the KL term (``ppo.kl_weight``), once the run has one."""
-        ppo = self.config.ppo
-        if self.state.clone and (ppo.kl_weight > 0 or ppo.kl_weight_end > 0):
+        weights = kl_reference(self.config, self.run_dir, self.state.clone)
+        if weights is not None:
             reference = Policy(self.config.policy, self.config.game.patch)
-            reference.load_state_dict(load_clone_weights(self.run_dir))
+            reference.load_state_dict(weights)
             self.optimizer.set_reference(reference)
 
     # ------------------------------------------------------------------ the step: collect a segment, train on it

@@ -361,12 +361,17 @@ def test_clone_settings_are_checked():
         load_config(None, ["clone.bot='scripted'", "clone.shard_steps=8"])
 
 
-def test_the_ray_runner_refuses_a_clone_clearly(tmp_path):
-    from fivestack.system.ray.driver import RayRunner
+def test_a_clone_is_only_ever_a_runs_version_0(tmp_path):
+    """Both runners ask ``clone_needed``: a run with its clone, or without a bot, makes none; a run past version 0
+    without a clone (resumed with clone.bot set) is refused with the fix."""
+    from fivestack.system.clone import clone_needed
 
-    config = load_config(None, ["clone.bot='scripted'", f"run.runs_dir='{tmp_path}'"])
-    with pytest.raises(ConfigError, match="use --runner serial"):
-        RayRunner(config)
+    config = small()
+    assert clone_needed(config, {}, 0, tmp_path)
+    assert not clone_needed(config, {"bot": "scripted"}, 0, tmp_path)
+    assert not clone_needed(small("clone.bot=''"), {}, 5, tmp_path)
+    with pytest.raises(ConfigError, match="is at version 5 without a clone.*start a new run"):
+        clone_needed(config, {}, 5, tmp_path)
 
 
 def test_a_bot_of_ones_own_is_cloned_once_registered(monkeypatch):

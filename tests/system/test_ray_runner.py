@@ -357,3 +357,38 @@ def test_a_ray_run_starts_from_another_runs_version(ray_cluster, tmp_path):
     assert all(torch.equal(zero[k], trained[k]) for k in trained)
     state = load_checkpoint(tmp_path / "next" / "checkpoints" / f"{checkpoints(tmp_path / 'next')[-1]:08d}")[2]
     assert state["init_from"] == {"run": str(tmp_path / "source"), "version": 2, "agent_steps": source.agent_steps}
+
+
+@pytest.mark.slow
+def test_a_ray_run_starts_from_its_clone_and_keeps_the_kl_term(ray_cluster, tmp_path):
+    """``clone.bot`` in the ray runner: the clone phase runs in the driver before the actors start; version 0 (its
+    checkpoint and pool snapshot) is the clone, its recorded agent-steps are the run's first, and the optimizers
+    train with the KL term toward it after the critic's warm-up."""
+    from safetensors.torch import load_file
+
+    from fivestack.runs.checkpoints import read_snapshot, snapshot_path
+
+    config = small(tmp_path, "cloned", "run.max_versions=3", "policy.lstm_size=16", "rollout.decision_steps=2",
+                   "clone.bot='scripted'", "clone.games=6", "clone.shard_steps=48", "clone.burn_in=8",
+                   "clone.batch_streams=4", "clone.validation_share=0.25", "clone.agent_steps=400", "clone.passes=1",
+                   "clone.dagger_rounds=1", "clone.dagger_agent_steps=200", "clone.dagger_passes=1",
+                   "ppo.kl_weight=0.5", "ppo.kl_weight_end=0.5", "ppo.value_warmup_steps=2")
+    runner = RayRunner(config, say=lambda m: None)
+    assert runner.controller is None  # no actor plays before version 0 exists
+    try:
+        runner.run()
+    finally:
+        runner.close()
+    run = tmp_path / "cloned"
+    clone = load_file(str(run / "clone" / "model.safetensors"))
+    recorded = sum(s["agent_steps"] for s in json.loads((run / "clone" / "progress.json").read_text())["shards"])
+    model, _, state = load_checkpoint(run / "checkpoints" / f"{0:08d}")
+    assert all(torch.equal(model[k], clone[k]) for k in clone)
+    zero = read_snapshot(snapshot_path(run / "pool", 0), 0)
+    assert all(torch.equal(zero[k], clone[k]) for k in clone)
+    assert state["agent_steps"] == recorded and state["clone"]["bot"] == "scripted"
+    final = load_checkpoint(run / "checkpoints" / f"{checkpoints(run)[-1]:08d}")[2]
+    assert final["agent_steps"] > recorded and final["clone"] == state["clone"]
+    trained = [r for r in records(run) if "loss/total" in r]
+    assert any("kl_clone/total" in r for r in trained)  # the optimizers hold the clone as their reference
+    assert any(r.get("clone/pass") for r in records(run))  # the clone phase's metrics are in the run's log

@@ -6,6 +6,6 @@
     pipeline.py   the phases in order, resumable: ``clone_policy``
 """
 
-from fivestack.system.clone.pipeline import CloneSummary, clone_dir, clone_policy, load_clone_weights
+from fivestack.system.clone.pipeline import CloneSummary, clone_dir, clone_needed, clone_policy, kl_reference, load_clone_weights
 
-__all__ = ["CloneSummary", "clone_dir", "clone_policy", "load_clone_weights"]
+__all__ = ["CloneSummary", "clone_dir", "clone_needed", "clone_policy", "kl_reference", "load_clone_weights"]

@@ -34,7 +34,7 @@ from fivestack.model.policy import Policy
 from fivestack.system.clone.recorder import CloneRecorder
 from fivestack.system.clone.shards import ShardError, ShardStore, ShardWriter, bytes_per_million
 from fivestack.system.clone.supervised import SupervisedTrainer
-from fivestack.runs.config import TrainConfig
+from fivestack.runs.config import ConfigError, TrainConfig
 from fivestack.match.agents import trained_game_of
 from fivestack.match.inference import Inference
 from fivestack.system.evaluator import evaluate
@@ -69,6 +69,26 @@ def load_clone_weights(run_dir: Path) -> dict[str, torch.Tensor]:
     except Exception as exc:  # safetensors raises its own error types for a damaged file
         raise ShardError(f"{path} cannot be read ({exc}); delete it and resume the run to train the clone "
                          f"again") from None
+
+
+def clone_needed(config: TrainConfig, clone: dict, version: int, run_dir: Path) -> bool:
+    """Whether a run must make its clone now: ``clone.bot`` set and the run has none yet (``clone``,
+    ``RunState.clone``); one clear error if the run is past version 0 without one (a clone is only a version 0)."""
+    if not config.clone.bot or clone:
+        return False
+    if version > 0:
+        raise ConfigError(f"clone.bot = {config.clone.bot!r}, but run {run_dir} is at version {version} without a "
+                          f"clone: a clone is a run's version 0; start a new run for it")
+    return True
+
+
+def kl_reference(config: TrainConfig, run_dir: Path, clone: dict) -> dict[str, torch.Tensor] | None:
+    """The frozen clone's weights for PPO's KL term (``ppo.kl_weight``) of a run whose state has a clone
+    (``clone``, ``RunState.clone``); None when the run has no clone or no KL term. Both runners ask here."""
+    ppo = config.ppo
+    if not clone or not (ppo.kl_weight > 0 or ppo.kl_weight_end > 0):
+        return None
+    return load_clone_weights(run_dir)
 
 
 def clone_policy(config: TrainConfig, run_dir: Path, policy: Policy, log: LogFn,

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Callable
 
 import ray
+import torch
 from ray.exceptions import GetTimeoutError, RayActorError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from fivestack.model.policy import Policy, parameter_count
 from fivestack.runs.config import ConfigError, TrainConfig, reward_weights
-from fivestack.system.controller import RunStopped, new_run_dir
+from fivestack.system.clone import clone_needed, clone_policy, kl_reference
+from fivestack.system.controller import Controller, RunStopped, new_run_dir
 from fivestack.system.loop import Report, TrainingLoop, say_line
 from fivestack.system.metrics import ray_metrics
 from fivestack.system.ray.controller import ControllerActor
@@ -28,6 +30,7 @@ from fivestack.system.ray.optimizer import OptimizerActor
 from fivestack.system.ray.rollout import RolloutActor
 from fivestack.match.teams import active_heroes
 from fivestack.system.run_state import RunState, load_run, model_mismatch, starting_policy
+from fivestack.system.serial import use_torch_threads
 
 
 def init_ray(rc, **kwargs) -> None:
@@ -76,13 +79,13 @@ class RayRunner(TrainingLoop):
         if config.asp.share > 0:
             raise ConfigError(f"asp.share = {config.asp.share:g}: the ray runner does not play asymmetric self-play "
                               f"games; use --runner serial, or asp.share=0")
-        if config.clone.bot:
-            raise ConfigError(f"clone.bot = {config.clone.bot!r}: the ray runner does not clone a bot or keep the KL "
-                              f"term toward a clone yet; use --runner serial, or --set clone.bot='' (and "
-                              f"ppo.kl_weight=0, ppo.value_warmup_steps=0) for the paper's route from scratch")
         self.config = config
         self.say = say
-        rc = config.ray
+        self.started_ray = False
+        self.controller = None  # the actors start once version 0 is there (after the clone phase, if any)
+        self.optimizers: list = []
+        self.inference, self.rollouts = [], []
+        self.evaluator = Slot("evaluator", 0)
         checkpoint = None
         if resume is not None:
             self.run_dir = Path(resume)
@@ -103,7 +106,40 @@ class RayRunner(TrainingLoop):
                 checkpoint = {"model": to_numpy(start.state_dict())}
         self._init_loop(config, self.state, say)  # the annealing's state goes to the controller
         self.agent_steps = self.state.agent_steps
-        self.started_ray = False
+        self.version = self.state.version
+        if not clone_needed(config, self.state.clone, self.state.version, self.run_dir):
+            self._start_actors(checkpoint)
+
+    # ------------------------------------------------------------------ version 0 from a clone
+    def clone(self, on_progress=None) -> None:
+        """Make version 0 the clone of ``clone.bot`` in this process (``fivestack.system.clone``, the serial
+        runner's phases), then start the actors from it: the optimizers with its weights and, for the KL term, as
+        their frozen reference. Nothing to do once the actors run (no bot to clone, or the run has its clone)."""
+        if self.controller is not None:
+            return
+        cfg, t0 = self.config, time.monotonic()
+        use_torch_threads(cfg)
+        torch.manual_seed(cfg.run.seed)
+        policy = Policy(cfg.policy, cfg.game.patch)
+        log = Controller(self.run_dir, cfg)  # the clone phase's metrics; the controller actor appends after them
+        try:
+            summary = clone_policy(cfg, self.run_dir, policy, lambda steps, metrics: log.log(0, steps, metrics),
+                                   on_progress)
+        finally:
+            log.close()
+        self.state.agent_steps = self.agent_steps = summary.agent_steps
+        self.state.clone = {"bot": cfg.clone.bot, "agent_steps": summary.agent_steps, **summary.held_out}
+        self.state.elapsed += time.monotonic() - t0
+        self._start_actors({"model": to_numpy(policy.state_dict())})
+        self.checkpoint(self.state.elapsed)  # version 0, as the serial runner keeps it
+
+    def _start_actors(self, checkpoint: dict | None) -> None:
+        """Ray (unless it runs), the controller, the optimizers (from ``checkpoint``: a resumed run's, or a new
+        run's starting weights; None: their own seed's), the inference and rollout actors."""
+        config, rc = self.config, self.config.ray
+        reference = kl_reference(config, self.run_dir, self.state.clone)
+        if reference is not None:
+            checkpoint = {**(checkpoint or {}), "reference": to_numpy(reference)}
         if not ray.is_initialized():
             init_ray(config.ray)
             self.started_ray = True
@@ -121,7 +157,6 @@ class RayRunner(TrainingLoop):
         self.optimizer_tasks = [o.run.remote() for o in self.optimizers]
         self.inference = [Slot("inference", i) for i in range(rc.inference)]
         self.rollouts = [Slot("rollout", i) for i in range(rc.rollout_workers)]
-        self.evaluator = Slot("evaluator", 0)
         self.eval_task = None  # the version the evaluator actor rates now: its task and (version, agent_steps)
         self.eval_job: tuple[int, int] | None = None
         self.last_log = time.monotonic()
@@ -189,6 +224,7 @@ class RayRunner(TrainingLoop):
 
     # ------------------------------------------------------------------ the step: watch the actors, gather statistics
     def _begin(self) -> None:
+        self.clone()  # the clone phase, if the caller did not run it first (the CLI does, under its own bar)
         self.last_log = time.monotonic()
 
     @contextmanager
@@ -304,6 +340,8 @@ class RayRunner(TrainingLoop):
         ray.get(self.optimizer_tasks)
 
     def close(self) -> None:
+        if self.controller is None:  # closed before the actors started (a clone phase that did not finish)
+            return
         try:
             for slot in self.rollouts + self.inference + [self.evaluator]:
                 if slot.actor is not None:

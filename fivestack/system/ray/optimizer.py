@@ -55,8 +55,12 @@ class OptimizerActor:
     def setup(self, address: str, port: int, checkpoint: dict | None) -> int:
         from fivestack.system.distributed import GradientSync, init_group
 
-        if checkpoint is not None:  # a resumed run's checkpoint, or only the weights a new run starts from
+        if checkpoint is not None and "model" in checkpoint:  # a resumed run's, or the weights a new run starts from
             self.policy.load_state_dict(to_torch(checkpoint["model"]))
+        if checkpoint is not None and "reference" in checkpoint:  # the run's clone, for the KL term
+            reference = Policy(self.config.policy, self.config.game.patch)
+            reference.load_state_dict(to_torch(checkpoint["reference"]))
+            self.optimizer.set_reference(reference)
         if checkpoint is not None and "optim" in checkpoint:
             self.optimizer.load_optimizer_tensors(to_torch(checkpoint["optim"]))
             self.optimizer.load_scalars(checkpoint["scalars"])
