@@ -55,6 +55,10 @@ from fivestack.match.single_agent import MASK_OPTIONS, SingleAgentGames  # noqa:
 from fivestack.runs.config import load_config  # noqa: E402
 from fivestack.system.evaluator import evaluate_agent  # noqa: E402
 
+# the task as its committed figures were measured: 10-minute games (configs/1v1.toml plays 30 since
+# 2026-12-08); --set game.max_seconds=... --set eval.max_seconds=... changes it
+TEN_MINUTE_GAMES = ["game.max_seconds=600.0", "eval.max_seconds=600.0"]
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -117,7 +121,7 @@ class TrainingGames(BaseCallback):
 
 def evaluate_saved(args: argparse.Namespace) -> None:
     """``--evaluate-saved``: one JSON line of the saved model's evaluation (``point_fields``), marked as such."""
-    config = load_config(args.config, args.overrides)
+    config = load_config(args.config, [*TEN_MINUTE_GAMES, *args.overrides])
     games = SingleAgentGames(1, args.opponent, config=config, masks=args.masks, seed=args.seed)
     save_dir = Path(args.save_dir or f"runs/reference-seed{args.seed}")
     steps = args.evaluate_saved
@@ -203,7 +207,7 @@ def main(argv: list[str] | None = None) -> None:
     points = sorted(int(round(float(p) * 1e6)) for p in args.points.split(",") if p)
     budget = args.agent_steps if args.agent_steps is not None else points[-1]
     points = [p for p in points if p < budget] + [budget]
-    config = load_config(args.config, args.overrides)
+    config = load_config(args.config, [*TEN_MINUTE_GAMES, *args.overrides])
     games = SingleAgentGames(args.n_games, args.opponent, config=config, masks=args.masks, seed=args.seed)
     venv = VecNormalize(SB3VecEnv(games), norm_obs=True, norm_reward=True, clip_obs=10.0, clip_reward=10.0,
                         gamma=0.998)

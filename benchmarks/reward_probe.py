@@ -47,6 +47,10 @@ from fivestack.match.teams import active_heroes
 from fivestack.rl.rewards import shaped_reward
 from fivestack.runs.config import load_config, reward_weights
 
+# the task as its committed figures were measured: 10-minute games (configs/1v1.toml plays 30 since
+# 2026-12-08); --set game.max_seconds=... --set eval.max_seconds=... changes it
+TEN_MINUTE_GAMES = ["game.max_seconds=600.0", "eval.max_seconds=600.0"]
+
 SEED_BASE = 40_000
 BEHAVIOURS = ("scripted", "scripted-weak", "random", "charge", "idle")
 
@@ -126,7 +130,7 @@ def main() -> None:
     parser.add_argument("--behaviours", default=",".join(BEHAVIOURS),
                         help="comma-separated: bot names, charge, idle, or trained versions RUN:VERSION")
     args = parser.parse_args()
-    config = load_config(args.config, args.set)
+    config = load_config(args.config, [*TEN_MINUTE_GAMES, *args.set])
     t0 = time.time()
     behaviours = args.behaviours.split(",")
     results = []

@@ -70,7 +70,7 @@ def test_the_readme_first_run_block_is_train_eval_play_view():
     commands = first_run_commands()
     assert [c[1] for c in commands] == ["train", "eval", "play", "view"]
     train, evaluate, play, view = commands
-    assert option(train, "--config") == "configs/1v1.toml" and "run.minutes=30" in train
+    assert option(train, "--config") == "configs/1v1.toml" and "run.minutes=60" in train
     run_dir = f"runs/{next(s.split('=', 1)[1] for s in train if s.startswith('run.name='))}"
     assert evaluate[2] == run_dir  # eval rates the run just trained
     assert option(play, "--radiant") == f"{run_dir}:latest" and option(play, "--mode") == "1v1"
