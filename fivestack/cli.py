@@ -440,8 +440,8 @@ def train(
         finally:
             trainer.close()
     console.print(f"stopped at version {final.version} after {final.agent_steps:,} agent-steps; "
-                  f"checkpoint in {trainer.run_dir / 'checkpoints'}; resume with: fivestack train --resume "
-                  f"{trainer.run_dir}")
+                  f"checkpoint in {trainer.run_dir / 'checkpoints'}; resume with: fivestack train "
+                  f"{'--runner ray ' if runner == 'ray' else ''}--resume {trainer.run_dir}")
 
 
 def _clone_with_progress(trainer, console: Console) -> None:
