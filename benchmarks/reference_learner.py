@@ -52,12 +52,8 @@ from stable_baselines3.common.vec_env import VecNormalize  # noqa: E402
 from fivestack.game.patch import PATCH_VERSION  # noqa: E402
 from fivestack.match.sb3 import SB3VecEnv, sb3_team_agent  # noqa: E402
 from fivestack.match.single_agent import MASK_OPTIONS, SingleAgentGames  # noqa: E402
-from fivestack.runs.config import load_config  # noqa: E402
+from fivestack.runs.config import TEN_MINUTE_GAMES, load_config  # noqa: E402
 from fivestack.system.evaluator import evaluate_agent  # noqa: E402
-
-# the task as its committed figures were measured: 10-minute games (configs/1v1.toml plays 30 since
-# 2026-12-08); --set game.max_seconds=... --set eval.max_seconds=... changes it
-TEN_MINUTE_GAMES = ["game.max_seconds=600.0", "eval.max_seconds=600.0"]
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -45,11 +45,7 @@ from fivestack.match.agents import build_agent
 from fivestack.match.games import Seat, play_to_end, wilson_interval
 from fivestack.match.teams import active_heroes
 from fivestack.rl.rewards import shaped_reward
-from fivestack.runs.config import load_config, reward_weights
-
-# the task as its committed figures were measured: 10-minute games (configs/1v1.toml plays 30 since
-# 2026-12-08); --set game.max_seconds=... --set eval.max_seconds=... changes it
-TEN_MINUTE_GAMES = ["game.max_seconds=600.0", "eval.max_seconds=600.0"]
+from fivestack.runs.config import TEN_MINUTE_GAMES, load_config, reward_weights
 
 SEED_BASE = 40_000
 BEHAVIOURS = ("scripted", "scripted-weak", "random", "charge", "idle")

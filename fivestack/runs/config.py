@@ -401,6 +401,9 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
 
 # The overrides that switch a preset's clone-then-surpass recipe off: PPO from scratch, the paper's route (no clone, no
 # KL term toward one, no critic warm-up, no games against the bot).
+# 1v1 in 10-minute games, the task the reference learner's and the reward probe's committed figures were measured on
+# (configs/1v1.toml plays 30-minute games since 2026-12-08)
+TEN_MINUTE_GAMES = ("game.max_seconds=600.0", "eval.max_seconds=600.0")
 FROM_SCRATCH = ("clone.bot=''", "ppo.kl_weight=0.0", "ppo.kl_weight_end=0.0", "ppo.value_warmup_steps=0",
                 "pool.bot_fraction=0.0")
 

@@ -228,9 +228,7 @@ class _Clone:
             result = evaluate(self.policy, opponent, self.c.eval_games, config.game.mode, config.eval.max_seconds,
                               seed=20_000 + config.run.seed, decision_steps=config.rollout.decision_steps,
                               **trained_game_of(config.game))
-            figures[opponent] = {"win_rate": result.win_rate, "ci95": list(result.ci95), "draw_rate":
-                                 result.draw_rate, "games": result.games, "mean_minutes": result.mean_minutes,
-                                 "team_stats": result.team_stats}
+            figures[opponent] = result.to_dict()
             self.progress(name, i + 1, len(self.c.eval_opponents), f"{name}: the clone in play")
         self.log(self.store.progress.agent_steps(),
                  {f"clone/{name}/{key}_vs_{opponent}": figures[opponent][key] for opponent in figures
